@@ -1,0 +1,49 @@
+#!/bin/sh
+# deps.sh - install what ubcreplay's build, tests or benchmarks need.
+#
+#   sh contrib/deps.sh build|test|bench|all
+#
+# On Debian it installs the missing packages with apt-get (as root); elsewhere
+# it prints the packages to install and fails, rather than guess.
+set -eu
+
+build="gcc make pkg-config libarchive-dev zlib1g-dev libjansson-dev libpcap-dev libatf-dev"
+test="kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util-linux mandoc
+      bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump"
+bench="hyperfine libarchive-tools linux-source-6.1"
+
+case "${1:-all}" in
+build) want=$build ;;
+test)  want="$build $test" ;;
+bench) want="$build $bench" ;;
+all)   want="$build $test $bench" ;;
+*)     echo "usage: deps.sh build|test|bench|all" >&2; exit 2 ;;
+esac
+
+if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+	if command -v pkg-config >/dev/null 2>&1 &&
+	    pkg-config --exists libarchive zlib jansson atf-c; then
+		exit 0
+	fi
+	echo "deps.sh: not a Debian system; install these (names as in" \
+	    "pkgsrc or ports: libarchive, jansson, libpcap, atf, kyua):" >&2
+	echo "  $want" >&2
+	exit 1
+fi
+
+missing=
+for p in $want; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q '^install ok installed$' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing Debian packages:$missing" >&2
+	echo "deps.sh: run as root: apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps.sh: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,192 @@
+/*
+ * child.c - running one phase of a workload in a child and waiting for it.
+ *
+ * The child reports through a pipe: one write of struct replay_report just
+ * before it exits. The parent polls that pipe with a timeout of one sampling
+ * interval, so it wakes both to sample and, at once, when the child is done:
+ * the pipe's end of file is the child's exit, and the elapsed time ends there.
+ */
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void
+replay_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll must return EINTR so that we notice. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int
+replay_stop_requested(void)
+{
+	return stop_signal;
+}
+
+int64_t
+replay_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+run_child(int fd, replay_fn fn, void *arg)
+{
+	struct replay_report rep;
+	const char *p = (const char *)&rep;
+	size_t left = sizeof(rep);
+	struct sigaction sa;
+
+	/* The child dies of the signals the parent catches. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	memset(&rep, 0, sizeof(rep));
+	fn(arg, &rep);
+	while (left > 0) {
+		ssize_t n = write(fd, p, left);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(2);
+		p += n;
+		left -= (size_t)n;
+	}
+	_exit(rep.failed ? 1 : 0);
+}
+
+static int
+reap(pid_t pid, struct replay_outcome *out)
+{
+	while (wait4(pid, &out->status, 0, &out->ru) == -1)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int
+replay_child(replay_fn fn, void *arg, int64_t interval_ns,
+    replay_tick_fn tick, void *ctx, struct replay_outcome *out, char *err,
+    size_t errlen)
+{
+	char *buf = (char *)&out->report;
+	size_t got = 0;
+	int64_t t0, next;
+	int pfd[2];
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	if (pipe(pfd) == -1) {
+		snprintf(err, errlen, "cannot make a pipe: %s",
+		    strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	t0 = replay_now_ns();
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		run_child(pfd[1], fn, arg);
+	}
+	close(pfd[1]);
+	next = t0 + interval_ns;
+	for (;;) {
+		struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+		int64_t now = replay_now_ns();
+		int timeout = -1, rv;
+		ssize_t n;
+
+		if (tick != NULL && interval_ns > 0) {
+			if (now >= next) {
+				if (tick(ctx, err, errlen) == -1)
+					goto kill;
+				while (next <= now)
+					next += interval_ns;
+			}
+			timeout = (int)((next - now + 999999) / 1000000);
+		}
+		if (stop_signal != 0) {
+			snprintf(err, errlen, "interrupted by signal %d",
+			    (int)stop_signal);
+			goto kill;
+		}
+		rv = poll(&pf, 1, timeout);
+		if (rv == -1 && errno != EINTR) {
+			snprintf(err, errlen, "cannot poll: %s",
+			    strerror(errno));
+			goto kill;
+		}
+		if (rv <= 0)
+			continue;
+		n = read(pfd[0], buf + got, sizeof(out->report) - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n > 0 && got + (size_t)n <= sizeof(out->report)) {
+			got += (size_t)n;
+			continue;
+		}
+		break;	/* end of file: the child has exited */
+	}
+	out->elapsed_ns = replay_now_ns() - t0;
+	close(pfd[0]);
+	if (reap(pid, out) == -1) {
+		snprintf(err, errlen, "cannot wait for the child: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (got != sizeof(out->report)) {
+		memset(&out->report, 0, sizeof(out->report));
+		out->report.failed = 1;
+		if (WIFSIGNALED(out->status))
+			snprintf(out->report.error, sizeof(out->report.error),
+			    "the workload was killed by signal %d",
+			    WTERMSIG(out->status));
+		else
+			snprintf(out->report.error, sizeof(out->report.error),
+			    "the workload exited with status %d and no report",
+			    WEXITSTATUS(out->status));
+	}
+	return 0;
+kill:
+	kill(pid, SIGKILL);
+	close(pfd[0]);
+	reap(pid, out);
+	return -1;
+}

@@ -1,0 +1,193 @@
+/*
+ * target_linux.c - from a directory to its filesystem and the block devices
+ * behind it, on Linux: the mount from /proc/self/mountinfo, the devices from
+ * sysfs (/sys/dev/block/MAJ:MIN links to the device; its slaves/ directory
+ * lists the members of a device-mapper or md device).
+ */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "traces.h"
+
+static char *
+slurp(const char *path, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	if (buf == NULL) {
+		snprintf(err, errlen, "cannot allocate for '%s'", path);
+		return NULL;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+		    strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (nb == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (n == -1) {
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+		    strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static int
+adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
+    const char *role, int depth, char *err, size_t errlen)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	struct target_dev *d;
+	const char *name;
+	DIR *dir;
+	struct dirent *de;
+	ssize_t n;
+
+	for (size_t i = 0; i < t->ndev; i++)
+		if (t->dev[i].major == ma && t->dev[i].minor == mi)
+			return 0;
+	if (t->ndev == TARGET_MAXDEV || depth > 8) {
+		snprintf(err, errlen, "more than %d devices behind '%s'",
+		    TARGET_MAXDEV, t->path);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysroot, ma, mi);
+	if ((n = readlink(path, link, sizeof(link) - 1)) == -1) {
+		snprintf(err, errlen, "device %u:%u has no entry in %s: %s",
+		    ma, mi, sysroot, strerror(errno));
+		return -1;
+	}
+	link[n] = '\0';
+	name = strrchr(link, '/') != NULL ? strrchr(link, '/') + 1 : link;
+	d = &t->dev[t->ndev++];
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->major = ma;
+	d->minor = mi;
+	d->role = role;
+
+	/* A device-mapper or md device lists what it is made of. */
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/slaves", sysroot, ma,
+	    mi);
+	if ((dir = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(dir)) != NULL) {
+		char devpath[PATH_MAX], *txt;
+		unsigned sma, smi;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(devpath, sizeof(devpath), "%s/class/block/%s/dev",
+		    sysroot, de->d_name);
+		if ((txt = slurp(devpath, err, errlen)) == NULL) {
+			closedir(dir);
+			return -1;
+		}
+		if (sscanf(txt, "%u:%u", &sma, &smi) != 2) {
+			snprintf(err, errlen, "'%s' is not MAJOR:MINOR",
+			    devpath);
+			free(txt);
+			closedir(dir);
+			return -1;
+		}
+		free(txt);
+		if (adddev(t, sysroot, sma, smi, "member", depth + 1, err,
+		    errlen) == -1) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	return 0;
+}
+
+int
+target_resolve_from(const char *dir, unsigned major, unsigned minor,
+    const char *mountinfo, const char *sysroot, struct target *t, char *err,
+    size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned ma = major, mi = minor;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", dir);
+	if (mountinfo_find(mountinfo, major, minor, dir, t, err, errlen) == -1)
+		return -1;
+
+	/*
+	 * btrfs (and other filesystems that span devices) report an anonymous
+	 * device number (major 0); the source names the block device.
+	 */
+	if (ma == 0) {
+		if (t->source[0] != '/' || stat(t->source, &st) == -1 ||
+		    !S_ISBLK(st.st_mode)) {
+			snprintf(t->nodev_reason, sizeof(t->nodev_reason),
+			    "%s filesystem from '%s' has no block device",
+			    t->fstype, t->source);
+			return 0;
+		}
+		ma = major(st.st_rdev);
+		mi = minor(st.st_rdev);
+	}
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysroot, ma, mi);
+	if (lstat(path, &st) == -1) {
+		snprintf(t->nodev_reason, sizeof(t->nodev_reason),
+		    "%s filesystem from '%s' has no block device", t->fstype,
+		    t->source);
+		return 0;
+	}
+	return adddev(t, sysroot, ma, mi, "fs", 0, err, errlen);
+}
+
+int
+target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
+{
+	char real[PATH_MAX], *mi;
+	struct stat st;
+	int rv;
+
+	if (realpath(dir, real) == NULL) {
+		snprintf(err, errlen, "cannot resolve '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (stat(real, &st) == -1) {
+		snprintf(err, errlen, "cannot stat '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if ((mi = slurp("/proc/self/mountinfo", err, errlen)) == NULL)
+		return -1;
+	rv = target_resolve_from(real, major(st.st_dev), minor(st.st_dev), mi,
+	    "/sys", t, err, errlen);
+	free(mi);
+	if (rv == 0)
+		snprintf(t->path, sizeof(t->path), "%s", dir);
+	return rv;
+}
