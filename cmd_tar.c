@@ -323,7 +323,7 @@ one_run(struct job *j, int idx, struct run_result *run)
 			goto cleanup;
 		what = p->failed ? p->error : NULL;
 	}
-	if (j->o->keep && what == NULL) {
+	if (j->o->keep) {
 		if (!j->o->quiet)
 			fprintf(stderr, "ubcreplay: run %d kept in %s\n", idx,
 			    j->rundir);
