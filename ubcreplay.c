@@ -14,7 +14,7 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-	{"report", cmd_report},
+    {"report", cmd_report},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -35,7 +35,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
-		    i++)
+		     i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				exit(commands[i].fn(argc - 1, argv + 1));
 		if (strcmp(argv[1], "-h") == 0 ||

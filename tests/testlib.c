@@ -30,8 +30,8 @@ tl_read(const atf_tc_t *tc, const char *rel)
 	size_t n;
 
 	if (fp == NULL || buf == NULL)
-		atf_tc_fail("cannot read fixture '%s': %s", path,
-		    strerror(errno));
+		atf_tc_fail(
+		    "cannot read fixture '%s': %s", path, strerror(errno));
 	while ((n = fread(buf + len, 1, cap - len - 1, fp)) > 0) {
 		len += n;
 		if (len + 1 == cap && (buf = realloc(buf, cap *= 2)) == NULL)
