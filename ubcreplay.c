@@ -20,7 +20,7 @@ static const struct {
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
+    "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] archive dir\n"
     "       ubcreplay report file\n";
 

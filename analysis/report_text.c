@@ -49,8 +49,7 @@ hist_from(const json_t *h, struct hist *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach(json_object_get(h, "buckets"), i, b)
-	{
+	json_array_foreach (json_object_get(h, "buckets"), i, b) {
 		uint64_t min = (uint64_t)geti(b, "min_bytes");
 
 		out->count[hist_bucket(min)] += (uint64_t)geti(b, "count");
@@ -78,19 +77,20 @@ header(json_t *doc, FILE *fp)
 		    json_is_true(json_object_get(w, "drop_caches"))
 		        ? ", caches dropped before each run"
 		        : "");
-	json_array_foreach(json_object_get(doc, "targets"), i, t)
-	{
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
 
 		fprintf(fp, "target   %s: %s (%s) from %s", gets_(t, "path"),
 		    gets_(t, "fstype"), gets_(t, "options"),
 		    gets_(t, "source"));
-		json_array_foreach(json_object_get(t, "devices"), k, d) fprintf(
-		    fp, "%s%s%s%s", k == 0 ? " [" : ", ", gets_(d, "name"),
-		    strcmp(gets_(d, "role"), "fs") != 0 ? " " : "",
-		    strcmp(gets_(d, "role"), "fs") != 0 ? gets_(d, "role")
-		                                        : "");
+		json_array_foreach (json_object_get(t, "devices"), k, d)
+			fprintf(fp, "%s%s%s%s", k == 0 ? " [" : ", ",
+			    gets_(d, "name"),
+			    strcmp(gets_(d, "role"), "fs") != 0 ? " " : "",
+			    strcmp(gets_(d, "role"), "fs") != 0
+			        ? gets_(d, "role")
+			        : "");
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 		if (json_object_get(t, "nodev_reason") != NULL)
@@ -180,8 +180,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		fprintf(fp, "  [%s: %s]", gets_(run, "status"),
 		    gets_(run, "error"));
 	fprintf(fp, "\n        ");
-	json_array_foreach(phases, i, ph)
-	{
+	json_array_foreach (phases, i, ph) {
 		seconds(el, sizeof(el), geti(ph, "elapsed_ns"));
 		fprintf(fp, " %s %s", gets_(ph, "phase"), el);
 	}
@@ -198,8 +197,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		int64_t v[2][3] = {{0}}, flushes = 0;
 		const char *name = "";
 
-		json_array_foreach(phases, i, ph)
-		{
+		json_array_foreach (phases, i, ph) {
 			struct hist h;
 
 			d = json_array_get(json_object_get(ph, "devices"), n);
@@ -230,8 +228,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			    flushes);
 		}
 	}
-	json_array_foreach(phases, i, ph)
-	{
+	json_array_foreach (phases, i, ph) {
 		struct hist h;
 
 		hist_from(json_object_get(
@@ -278,14 +275,12 @@ summary(json_t *doc, FILE *fp)
 
 	fprintf(fp, "\nsummary over %" PRId64 " run%s (median [min .. max])\n",
 	    geti(s, "runs_ok"), geti(s, "runs_ok") == 1 ? "" : "s");
-	json_object_foreach((json_t *)json_object_get(s, "phases"), key, v)
-	{
+	json_object_foreach ((json_t *)json_object_get(s, "phases"), key, v) {
 		snprintf(what, sizeof(what), "%s elapsed", key);
 		spread_line(
 		    fp, what, json_object_get(v, "elapsed_ns"), 1e9, "s");
 	}
-	json_object_foreach((json_t *)json_object_get(s, "devices"), key, v)
-	{
+	json_object_foreach ((json_t *)json_object_get(s, "devices"), key, v) {
 		const json_t *w = json_object_get(v, "write");
 
 		snprintf(what, sizeof(what), "%s write ops", key);
@@ -307,10 +302,9 @@ between(json_t *doc, FILE *fp)
 	const json_t *d;
 	size_t i;
 
-	json_array_foreach(
+	json_array_foreach (
 	    json_object_get(json_object_get(doc, "between_runs"), "devices"), i,
-	    d)
-	{
+	    d) {
 		const json_t *r = json_object_get(d, "read");
 		const json_t *w = json_object_get(d, "write");
 
@@ -332,8 +326,8 @@ report_text(json_t *doc, FILE *fp, int quiet)
 
 	header(doc, fp);
 	if (!quiet)
-		json_array_foreach(json_object_get(doc, "runs"), i, run)
-		    run_block(doc, run, fp);
+		json_array_foreach (json_object_get(doc, "runs"), i, run)
+			run_block(doc, run, fp);
 	between(doc, fp);
 	summary(doc, fp);
 	if (strcmp(gets_(doc, "status"), "ok") != 0)
