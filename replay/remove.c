@@ -14,15 +14,123 @@
 
 #include "replay.h"
 
+/*
+ * Past this depth a tree is emptied without holding a descriptor per level:
+ * an archive can nest directories deeper than the process may open files.
+ */
+#define REMOVE_MAXOPEN 64
+
+/* A directory the archive made without search or write permission must open. */
+static void
+open_up(int dfd, const char *name, const struct stat *st)
+{
+	if ((st->st_mode & S_IRWXU) != S_IRWXU)
+		fchmodat(dfd, name, S_IRWXU, 0);
+}
+
+/*
+ * Empties the tree under directory fd top (closed here) holding two
+ * descriptors at most: it goes down into the first directory that is not
+ * empty, and back up through "..", until top is empty. Each climb reads the
+ * parent again from its start, which costs a rescan per directory; that is
+ * why the shallow levels are left to empty_dir.
+ */
+static int
+empty_deep(int top, const char *path, char *err, size_t errlen)
+{
+	struct stat root, st;
+	int cur = top, rv = 0;
+
+	if (fstat(top, &root) == -1) {
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", path, strerror(errno));
+		close(top);
+		return -1;
+	}
+	for (;;) {
+		struct dirent *de;
+		int down = -1, fd;
+		DIR *d;
+
+		if ((fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+		        -1 ||
+		    (d = fdopendir(fd)) == NULL) {
+			snprintf(err, errlen, "cannot read a directory under "
+			    "'%s': %s", path, strerror(errno));
+			if (fd != -1)
+				close(fd);
+			rv = -1;
+			break;
+		}
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (fstatat(cur, de->d_name, &st,
+			        AT_SYMLINK_NOFOLLOW) == -1)
+				continue; /* gone meanwhile */
+			if (!S_ISDIR(st.st_mode)) {
+				if (unlinkat(cur, de->d_name, 0) == -1 &&
+				    errno != ENOENT)
+					break;
+				continue;
+			}
+			if (unlinkat(cur, de->d_name, AT_REMOVEDIR) == 0)
+				continue;
+			if (errno != ENOTEMPTY && errno != EEXIST)
+				break;
+			open_up(cur, de->d_name, &st);
+			down = openat(cur, de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			break;
+		}
+		if (de != NULL && down == -1) {
+			snprintf(err, errlen, "cannot remove '%s' under '%s': %s",
+			    de->d_name, path, strerror(errno));
+			closedir(d);
+			rv = -1;
+			break;
+		}
+		closedir(d);
+		if (down != -1) {
+			close(cur);
+			cur = down;
+			continue;
+		}
+		/* cur is empty: done if it is the top, else climb. */
+		if (fstat(cur, &st) == -1) {
+			snprintf(err, errlen, "cannot stat a directory under "
+			    "'%s': %s", path, strerror(errno));
+			rv = -1;
+			break;
+		}
+		if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+			break;
+		if ((fd = openat(cur, "..", O_RDONLY | O_DIRECTORY |
+		                                O_CLOEXEC)) == -1) {
+			snprintf(err, errlen, "cannot climb back under '%s': %s",
+			    path, strerror(errno));
+			rv = -1;
+			break;
+		}
+		close(cur);
+		cur = fd;
+	}
+	close(cur);
+	return rv;
+}
+
 /* Removes what directory fd dfd holds; dfd is closed. */
 static int
-empty_dir(int dfd, const char *path, char *err, size_t errlen)
+empty_dir(int dfd, const char *path, int depth, char *err, size_t errlen)
 {
-	DIR *d = fdopendir(dfd);
 	struct dirent *de;
 	int rv = 0;
+	DIR *d;
 
-	if (d == NULL) {
+	if (depth >= REMOVE_MAXOPEN)
+		return empty_deep(dfd, path, err, errlen);
+	if ((d = fdopendir(dfd)) == NULL) {
 		snprintf(
 		    err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		close(dfd);
@@ -45,9 +153,7 @@ empty_dir(int dfd, const char *path, char *err, size_t errlen)
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			/* A directory the archive made read-only must open. */
-			if ((st.st_mode & S_IRWXU) != S_IRWXU)
-				fchmodat(dirfd(d), de->d_name, S_IRWXU, 0);
+			open_up(dirfd(d), de->d_name, &st);
 			cfd = openat(dirfd(d), de->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (cfd == -1) {
@@ -56,7 +162,7 @@ empty_dir(int dfd, const char *path, char *err, size_t errlen)
 				rv = -1;
 				break;
 			}
-			rv = empty_dir(cfd, sub, err, errlen);
+			rv = empty_dir(cfd, sub, depth + 1, err, errlen);
 			if (rv == 0 &&
 			    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) ==
 			        -1) {
@@ -88,7 +194,7 @@ replay_remove_tree(const char *path, char *err, size_t errlen)
 		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (empty_dir(fd, path, err, errlen) == -1)
+	if (empty_dir(fd, path, 0, err, errlen) == -1)
 		return -1;
 	if (rmdir(path) == -1) {
 		snprintf(err, errlen, "cannot remove '%s': %s", path,

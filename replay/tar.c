@@ -2,7 +2,8 @@
  * tar.c - the tar workload: what `tar xf ARCHIVE` does to a filesystem,
  * through libarchive, with the checks that keep an archive from writing
  * outside the run directory (no "..", no absolute paths, no writing through
- * symlinks).
+ * symlinks, the same for hard link targets), and from leaving anything that
+ * reaches past it: no device nodes, no set-id bits (see safe_entry).
  *
  * Data is copied block by block as libarchive decodes it; each block is one
  * write() by the disk writer (we do not ask for sparse handling), so the
@@ -117,6 +118,62 @@ fsync_path(const char *path, struct replay_report *rep)
 	return 0;
 }
 
+/* libarchive sometimes fails without a message (a short cpio body). */
+static const char *
+why(struct archive *a)
+{
+	if (archive_error_string(a) != NULL)
+		return archive_error_string(a);
+	if (archive_errno(a) > 0)
+		return strerror(archive_errno(a));
+	return "the data ends early or cannot be read";
+}
+
+/*
+ * What an archive may not make, even when we run as root, decided as bsdtar
+ * decides for an unprivileged user (who cannot do otherwise): a device node
+ * in the run directory would open the disk or memory it names past every
+ * permission on them, so the entry is refused; a set-user-id or set-group-id
+ * file left by --keep would run as its owner (root's, as we restore owners),
+ * so the bits are dropped, which changes no I/O. A set-group-id directory
+ * only passes its group on and keeps the bit. FIFOs are made, as bsdtar
+ * makes them: they reach nothing. Returns NULL, or why the entry is refused.
+ */
+static const char *
+safe_entry(struct archive_entry *e)
+{
+	mode_t perm = archive_entry_perm(e);
+
+	switch (archive_entry_filetype(e)) {
+	case AE_IFCHR:
+		return "a character device (ubcreplay makes no device nodes)";
+	case AE_IFBLK:
+		return "a block device (ubcreplay makes no device nodes)";
+	case AE_IFDIR:
+		perm &= ~(mode_t)S_ISUID;
+		break;
+	default:
+		perm &= ~(mode_t)(S_ISUID | S_ISGID);
+		break;
+	}
+	archive_entry_set_perm(e, perm);
+	return NULL;
+}
+
+/* "'name'", or "'name' (a hard link to 'target')": what the message names. */
+static void
+entry_name(struct archive_entry *e, char *buf, size_t len)
+{
+	const char *name = archive_entry_pathname(e);
+	const char *link = archive_entry_hardlink(e);
+
+	if (link != NULL)
+		snprintf(buf, len, "'%s' (a hard link to '%s')",
+		    name ? name : "?", link);
+	else
+		snprintf(buf, len, "'%s'", name ? name : "?");
+}
+
 static int
 copy_data(const char *archive, struct archive *a, struct archive *w,
     struct archive_entry *e, struct replay_report *rep)
@@ -128,11 +185,15 @@ copy_data(const char *archive, struct archive *a, struct archive *w,
 
 	while (
 	    (r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
-		if (archive_write_data_block(w, buf, size, off) <
-		    ARCHIVE_WARN) {
+		/*
+		 * A failed write() (ENOSPC, EIO, EROFS) is only ARCHIVE_WARN
+		 * here: anything but OK is data that did not reach the file.
+		 */
+		if (archive_write_data_block(w, buf, size, off) != ARCHIVE_OK) {
 			snprintf(rep->error, sizeof(rep->error),
 			    "cannot write '%s': %s", archive_entry_pathname(e),
-			    archive_error_string(w));
+			    archive_errno(w) > 0 ? strerror(archive_errno(w))
+			                         : why(w));
 			return -1;
 		}
 		rep->app_ops++;
@@ -143,7 +204,7 @@ copy_data(const char *archive, struct archive *a, struct archive *w,
 	if (r != ARCHIVE_EOF) {
 		snprintf(rep->error, sizeof(rep->error),
 		    "archive '%s' is corrupt in entry '%s': %s", archive,
-		    archive_entry_pathname(e), archive_error_string(a));
+		    archive_entry_pathname(e), why(a));
 		return -1;
 	}
 	return 0;
@@ -178,13 +239,20 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 	archive_write_disk_set_standard_lookup(w);
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	    r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
+		const char *name = archive_entry_pathname(e), *bad;
+		char what[1024];
 
+		entry_name(e, what, sizeof(what));
+		if ((bad = safe_entry(e)) != NULL) {
+			snprintf(rep->error, sizeof(rep->error),
+			    "archive '%s': refused entry %s: %s", job->archive,
+			    what, bad);
+			goto out;
+		}
 		if (archive_write_header(w, e) < ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
-			    "archive '%s': refused entry '%s': %s",
-			    job->archive, name ? name : "?",
-			    archive_error_string(w));
+			    "archive '%s': refused entry %s: %s", job->archive,
+			    what, why(w));
 			goto out;
 		}
 		if (archive_entry_size(e) > 0 &&
@@ -192,8 +260,7 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 			goto out;
 		if (archive_write_finish_entry(w) < ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
-			    "cannot finish '%s': %s", name ? name : "?",
-			    archive_error_string(w));
+			    "cannot finish %s: %s", what, why(w));
 			goto out;
 		}
 		if (job->fsync == FSYNC_FILE &&
@@ -206,8 +273,7 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 	if (r != ARCHIVE_EOF) {
 		snprintf(rep->error, sizeof(rep->error),
 		    "archive '%s' is corrupt after %llu entries: %s",
-		    job->archive, (unsigned long long)rep->entries,
-		    archive_error_string(a));
+		    job->archive, (unsigned long long)rep->entries, why(a));
 		goto out;
 	}
 	rep->failed = 0;
