@@ -14,6 +14,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -249,6 +250,15 @@ struct job {
 	const struct replay_archive_info *info;
 	const char *archive; /* absolute */
 	char rundir[PATH_MAX];
+	/*
+	 * The target and the run directory, held open: a run directory is
+	 * removed through them even after someone unmounted its filesystem
+	 * (lazily) or moved it, and they tell whether it is still where it
+	 * was made.
+	 */
+	int dirfd, runfd;
+	dev_t dev; /* of the target directory, when it was resolved */
+	const char *runname; /* in rundir */
 	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
 
@@ -276,11 +286,74 @@ remove_fn(void *arg, struct replay_report *rep)
 {
 	struct job *j = arg;
 
-	if (j->o->fsync == FSYNC_NONE)
-		rep->failed = replay_remove_tree(j->rundir, rep->error,
-		                  sizeof(rep->error)) == -1;
-	else
-		replay_remove(j->rundir, rep);
+	rep->failed = replay_remove_tree_at(j->dirfd, j->runname, j->rundir,
+	                  rep->error, sizeof(rep->error)) == -1 ||
+	    (j->o->fsync != FSYNC_NONE &&
+	        replay_syncfs_fd(
+	            j->dirfd, j->o->dir, rep->error, sizeof(rep->error)) == -1);
+}
+
+/*
+ * The target must still be the filesystem the probe watches: after a lazy
+ * unmount its path leads to the directory beneath, on another device.
+ */
+static int
+check_target(const struct job *j, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(j->o->dir, &st) == -1) {
+		snprintf(err, errlen, "target directory '%s': %s", j->o->dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (st.st_dev != j->dev) {
+		snprintf(err, errlen,
+		    "target directory '%s' is no longer on the filesystem "
+		    "of device %u:%u (%s): was it unmounted?",
+		    j->o->dir, j->t->major, j->t->minor, j->t->fstype);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the run directory is still there, and still at its path. */
+static int
+check_rundir(const struct job *j, char *err, size_t errlen)
+{
+	struct stat held, now;
+
+	if (fstat(j->runfd, &held) == -1 || held.st_nlink == 0) {
+		snprintf(err, errlen,
+		    "run directory '%s' was removed during the run "
+		    "(by someone else)",
+		    j->rundir);
+		return -1;
+	}
+	if (stat(j->rundir, &now) == -1 || now.st_dev != held.st_dev ||
+	    now.st_ino != held.st_ino) {
+		snprintf(err, errlen,
+		    "run directory '%s' is no longer at its path: its "
+		    "filesystem was unmounted or it was moved during the run",
+		    j->rundir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Drops the run directory: removes it unless --keep, closes it. */
+static void
+drop_rundir(struct job *j, int idx)
+{
+	char rerr[768];
+
+	if (!j->o->keep && replay_remove_tree_at(j->dirfd, j->runname,
+	                       j->rundir, rerr, sizeof(rerr)) == -1)
+		warnx("run %d: run directory '%s' left behind: %s", idx,
+		    j->rundir, rerr);
+	if (j->runfd != -1)
+		close(j->runfd);
+	j->runfd = -1;
 }
 
 /* Runs one repetition into run. Returns -1 when it must not go on. */
@@ -294,6 +367,8 @@ one_run(struct job *j, int idx, struct run_result *run)
 	struct phase_result *p;
 
 	run->status = "failed";
+	if (check_target(j, err, sizeof(err)) == -1)
+		goto broken;
 	if (j->o->drop_caches && replay_drop_caches(err, sizeof(err)) == -1)
 		goto broken;
 	if (replay_syncfs(j->o->dir, err, sizeof(err)) == -1)
@@ -307,6 +382,13 @@ one_run(struct job *j, int idx, struct run_result *run)
 		goto broken;
 	}
 	snprintf(j->rundir, sizeof(j->rundir), "%s", tmpl);
+	j->runname = strrchr(j->rundir, '/') + 1;
+	if ((j->runfd = open(j->rundir,
+	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, sizeof(err), "cannot open run directory '%s': %s",
+		    j->rundir, strerror(errno));
+		goto cleanup;
+	}
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
 	for (size_t i = 0; i < j->t->ndev; i++)
@@ -323,6 +405,9 @@ one_run(struct job *j, int idx, struct run_result *run)
 	    -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
+	/* Someone else's doing explains the extraction's failure best. */
+	if (check_rundir(j, err, sizeof(err)) == -1)
+		what = err;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		p = &run->phase[run->nphase++];
 		if (phase(j, "sync", replay_sync, j->rundir, p, err,
@@ -338,9 +423,14 @@ one_run(struct job *j, int idx, struct run_result *run)
 		p = &run->phase[run->nphase++];
 		if (phase(j, "remove", remove_fn, j, p, err, sizeof(err)) == -1)
 			goto cleanup;
+		if (p->failed)
+			warnx("run %d: run directory '%s' left behind: %s",
+			    idx, j->rundir, p->error);
 		if (what == NULL && p->failed)
 			what = p->error;
 	}
+	close(j->runfd);
+	j->runfd = -1;
 	if (what != NULL) {
 		snprintf(run->error, sizeof(run->error), "%s", what);
 		return -1;
@@ -349,11 +439,7 @@ one_run(struct job *j, int idx, struct run_result *run)
 	return 0;
 
 cleanup:
-	if (!j->o->keep) {
-		char rerr[256];
-
-		replay_remove_tree(j->rundir, rerr, sizeof(rerr));
-	}
+	drop_rundir(j, idx);
 broken:
 	if (replay_stop_requested())
 		run->status = "interrupted";
@@ -381,6 +467,7 @@ cmd_tar(int argc, char **argv)
 	struct result r;
 	struct opts o;
 	struct target t;
+	struct stat st;
 	struct job j;
 	char err[768], label[1200], archive[PATH_MAX];
 	json_t *doc;
@@ -419,10 +506,20 @@ cmd_tar(int argc, char **argv)
 	j.t = &t;
 	j.info = &info;
 	j.archive = archive;
+	j.runfd = -1;
+	if ((j.dirfd = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fstat(j.dirfd, &st) == -1) {
+		warnx("cannot open target directory '%s': %s", o.dir,
+		    strerror(errno));
+		free(runs);
+		return EXIT_FAILURE;
+	}
+	j.dev = st.st_dev;
 	replay_catch_signals();
 	if ((j.probe = probe_open(
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
+		close(j.dirfd);
 		free(runs);
 		return EXIT_FAILURE;
 	}
@@ -446,6 +543,7 @@ cmd_tar(int argc, char **argv)
 	if ((sig = replay_stop_requested()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
 		probe_close(j.probe);
+		close(j.dirfd);
 		free(runs);
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -454,6 +552,7 @@ cmd_tar(int argc, char **argv)
 	/* Nothing measured is nothing to keep: bad input leaves no file. */
 	if (status != EXIT_SUCCESS && nrun == 1) {
 		probe_close(j.probe);
+		close(j.dirfd);
 		free(runs);
 		return status;
 	}
@@ -473,6 +572,7 @@ cmd_tar(int argc, char **argv)
 	r.between = j.between;
 	doc = result_json(&r);
 	probe_close(j.probe);
+	close(j.dirfd);
 	free(runs);
 	if (doc == NULL) {
 		warnx("cannot build the result: out of memory");

@@ -75,13 +75,16 @@ empty_deep(int top, const char *path, char *err, size_t errlen)
 					break;
 				continue;
 			}
-			if (unlinkat(cur, de->d_name, AT_REMOVEDIR) == 0)
+			if (unlinkat(cur, de->d_name, AT_REMOVEDIR) == 0 ||
+			    errno == ENOENT)
 				continue;
 			if (errno != ENOTEMPTY && errno != EEXIST)
 				break;
 			open_up(cur, de->d_name, &st);
 			down = openat(cur, de->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (down == -1 && errno == ENOENT)
+				continue;
 			break;
 		}
 		if (de != NULL && down == -1) {
@@ -145,8 +148,11 @@ empty_dir(int dfd, const char *path, int depth, char *err, size_t errlen)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		/* What someone else removed meanwhile is as good as removed. */
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
 		    -1) {
+			if (errno == ENOENT)
+				continue;
 			snprintf(err, errlen, "cannot stat '%s': %s", sub,
 			    strerror(errno));
 			rv = -1;
@@ -156,6 +162,8 @@ empty_dir(int dfd, const char *path, int depth, char *err, size_t errlen)
 			open_up(dirfd(d), de->d_name, &st);
 			cfd = openat(dirfd(d), de->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd == -1 && errno == ENOENT)
+				continue;
 			if (cfd == -1) {
 				snprintf(err, errlen, "cannot open '%s': %s",
 				    sub, strerror(errno));
@@ -165,12 +173,14 @@ empty_dir(int dfd, const char *path, int depth, char *err, size_t errlen)
 			rv = empty_dir(cfd, sub, depth + 1, err, errlen);
 			if (rv == 0 &&
 			    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) ==
-			        -1) {
+			        -1 &&
+			    errno != ENOENT) {
 				snprintf(err, errlen, "cannot remove '%s': %s",
 				    sub, strerror(errno));
 				rv = -1;
 			}
-		} else if (unlinkat(dirfd(d), de->d_name, 0) == -1) {
+		} else if (unlinkat(dirfd(d), de->d_name, 0) == -1 &&
+		    errno != ENOENT) {
 			snprintf(err, errlen, "cannot remove '%s': %s", sub,
 			    strerror(errno));
 			rv = -1;
@@ -183,10 +193,17 @@ empty_dir(int dfd, const char *path, int depth, char *err, size_t errlen)
 int
 replay_remove_tree(const char *path, char *err, size_t errlen)
 {
+	return replay_remove_tree_at(AT_FDCWD, path, path, err, errlen);
+}
+
+int
+replay_remove_tree_at(int atfd, const char *name, const char *path,
+    char *err, size_t errlen)
+{
 	int fd;
 
-	chmod(path, S_IRWXU);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fchmodat(atfd, name, S_IRWXU, 0);
+	fd = openat(atfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
 		if (errno == ENOENT)
 			return 0;
@@ -196,7 +213,7 @@ replay_remove_tree(const char *path, char *err, size_t errlen)
 	}
 	if (empty_dir(fd, path, 0, err, errlen) == -1)
 		return -1;
-	if (rmdir(path) == -1) {
+	if (unlinkat(atfd, name, AT_REMOVEDIR) == -1 && errno != ENOENT) {
 		snprintf(err, errlen, "cannot remove '%s': %s", path,
 		    strerror(errno));
 		return -1;

@@ -114,9 +114,19 @@ void replay_sync(void *path, struct replay_report *rep);
 void replay_remove(void *path, struct replay_report *rep);
 /* The same without the sync, for a run directory left by a failure. */
 int replay_remove_tree(const char *path, char *err, size_t errlen);
+/*
+ * The same for the entry name of directory fd atfd (path names it in
+ * messages): reaches a run directory through descriptors held since it was
+ * made, after its filesystem was lazily unmounted or its path moved. A tree
+ * already gone is not an error.
+ */
+int replay_remove_tree_at(int atfd, const char *name, const char *path,
+    char *err, size_t errlen);
 
 /* Platform: sync one filesystem; sync and drop the page cache. */
 int replay_syncfs(const char *path, char *err, size_t errlen);
+/* The same through an open descriptor; path names it in messages. */
+int replay_syncfs_fd(int fd, const char *path, char *err, size_t errlen);
 int replay_drop_caches(char *err, size_t errlen);
 
 #endif

@@ -26,6 +26,17 @@ replay_syncfs(const char *path, char *err, size_t errlen)
 }
 
 int
+replay_syncfs_fd(int fd, const char *path, char *err, size_t errlen)
+{
+	if (syncfs(fd) == -1) {
+		snprintf(err, errlen, "cannot sync the filesystem of '%s': %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
 replay_drop_caches(char *err, size_t errlen)
 {
 	const char *path = "/proc/sys/vm/drop_caches";

@@ -19,6 +19,13 @@ replay_syncfs(const char *path, char *err, size_t errlen)
 }
 
 int
+replay_syncfs_fd(int fd, const char *path, char *err, size_t errlen)
+{
+	(void)fd;
+	return replay_syncfs(path, err, errlen);
+}
+
+int
 replay_drop_caches(char *err, size_t errlen)
 {
 	snprintf(err, errlen, "--drop-caches is not supported on this system");

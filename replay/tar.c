@@ -118,15 +118,24 @@ fsync_path(const char *path, struct replay_report *rep)
 	return 0;
 }
 
-/* libarchive sometimes fails without a message (a short cpio body). */
+/*
+ * libarchive's message, with the system's reason when it left it out
+ * ("Can't create 'x'": read-only? no permission?), or a reason when it gave
+ * none (a short cpio body).
+ */
 static const char *
 why(struct archive *a)
 {
-	if (archive_error_string(a) != NULL)
-		return archive_error_string(a);
-	if (archive_errno(a) > 0)
-		return strerror(archive_errno(a));
-	return "the data ends early or cannot be read";
+	static char buf[640];
+	const char *msg = archive_error_string(a);
+	const char *sys = archive_errno(a) > 0 ? strerror(archive_errno(a)) : NULL;
+
+	if (msg == NULL)
+		return sys != NULL ? sys : "the data ends early or cannot be read";
+	if (sys == NULL || strstr(msg, sys) != NULL)
+		return msg;
+	snprintf(buf, sizeof(buf), "%s: %s", msg, sys);
+	return buf;
 }
 
 /*
@@ -192,8 +201,7 @@ copy_data(const char *archive, struct archive *a, struct archive *w,
 		if (archive_write_data_block(w, buf, size, off) != ARCHIVE_OK) {
 			snprintf(rep->error, sizeof(rep->error),
 			    "cannot write '%s': %s", archive_entry_pathname(e),
-			    archive_errno(w) > 0 ? strerror(archive_errno(w))
-			                         : why(w));
+			    why(w));
 			return -1;
 		}
 		rep->app_ops++;
