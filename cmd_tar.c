@@ -408,6 +408,12 @@ one_run(struct job *j, int idx, struct run_result *run)
 	/* Someone else's doing explains the extraction's failure best. */
 	if (check_rundir(j, err, sizeof(err)) == -1)
 		what = err;
+	/*
+	 * Held no longer: the last reference frees the directory's inode, and
+	 * that write belongs in the remove phase, not after its mark.
+	 */
+	close(j->runfd);
+	j->runfd = -1;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		p = &run->phase[run->nphase++];
 		if (phase(j, "sync", replay_sync, j->rundir, p, err,
@@ -429,8 +435,6 @@ one_run(struct job *j, int idx, struct run_result *run)
 		if (what == NULL && p->failed)
 			what = p->error;
 	}
-	close(j->runfd);
-	j->runfd = -1;
 	if (what != NULL) {
 		snprintf(run->error, sizeof(run->error), "%s", what);
 		return -1;
