@@ -170,6 +170,15 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 		    strerror(errno));
 		return -1;
 	}
+	/*
+	 * A ^C reaches the whole process group: the child may die of it
+	 * before we see the flag. That is the stop, not a failed workload.
+	 */
+	if (stop_signal != 0) {
+		snprintf(err, errlen, "interrupted by signal %d",
+		    (int)stop_signal);
+		return -1;
+	}
 	if (got != sizeof(out->report)) {
 		memset(&out->report, 0, sizeof(out->report));
 		out->report.failed = 1;

@@ -1,0 +1,114 @@
+#! /usr/bin/env atf-sh
+# signals_test.sh - SIGINT, SIGTERM and SIGHUP at random moments of a job,
+# sent to ubcreplay alone or to its whole process group (as a terminal's ^C
+# is), 50 times per probe: afterwards no run directory (unless --keep), no
+# child of ubcreplay, no tracing instance of its own, no temporary result,
+# and either no result file or a complete one.
+#
+# The moments come from a seeded generator (the run's number): a failure
+# names the run, signal, target and delay, and repeats.
+#
+# Each case prints "signals PROBE: N runs, N signalled, N leftovers".
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+RUNS=50
+
+# The tracing instances of process PID (named after it).
+instances()
+{
+	ls /sys/kernel/tracing/instances 2>/dev/null | grep -E "^ubc.*[^0-9]$1\$"
+}
+
+# signals PROBE: the 50 runs against probe PROBE.
+signals()
+{
+	probe=$1
+	if [ "$(id -u)" -eq 0 ]; then
+		mkloopfs m 128 ext4 >/dev/null
+	else
+		mkdir m
+	fi
+	mkdir m/t
+	# The moments spread over one whole job, however fast this machine.
+	t0=$(date +%s%N)
+	"$ubc" -q -n 3 -p "$probe" "$small" m/t >out 2>err || atf_fail "the job fails without a signal: $(cat err)"
+	span=$((($(date +%s%N) - t0) / 1000000))
+	echo "one job: $span ms"
+	signalled=0 leftovers=0 failures=
+	i=0
+	while [ $i -lt $RUNS ]; do
+		i=$((i + 1))
+		set -- INT TERM HUP
+		shift $((i % 3))
+		sig=$1
+		to=process
+		[ $((i % 2)) -eq 0 ] && to=group
+		keep=
+		[ $((i % 5)) -eq 0 ] && keep=--keep
+		delay=$(awk -v s="$i" -v ms="$span" 'BEGIN { srand(s); printf "%.3f", rand() * ms * 1.1 / 1000 }')
+		what="run $i: SIG$sig to the $to after ${delay}s${keep:+ with --keep}"
+		rm -f r.json
+		setsid "$ubc" -q -n 3 -p "$probe" $keep -o r.json "$small" m/t >out 2>err &
+		pid=$!
+		sleep "$delay"
+		if [ $to = group ]; then
+			kill -s "$sig" -- "-$pid" 2>/dev/null
+		else
+			kill -s "$sig" "$pid" 2>/dev/null
+		fi
+		wait $pid
+		rc=$?
+		[ $rc -gt 128 ] && signalled=$((signalled + 1))
+		left=
+		# A run finished before the signal is a complete result.
+		if [ -e r.json ]; then
+			st=$(json r.json "d['status'] + ' ' + str(d['summary']['runs_ok'])" 2>/dev/null)
+			case $st in
+			"ok 3"|"interrupted "*) ;;
+			*) left="$left result '$st' after exit $rc;" ;;
+			esac
+		fi
+		[ $rc -eq 0 ] || [ $rc -gt 128 ] || left="$left exit $rc: $(cat err);"
+		ls r.json.tmp.* >/dev/null 2>&1 && left="$left a temporary result;"
+		if [ -n "$keep" ]; then
+			rm -rf m/t/ubcreplay-run.*
+		elif [ -n "$(ls -A m/t)" ]; then
+			left="$left run directory $(ls -A m/t);"
+			rm -rf m/t/ubcreplay-run.*
+		fi
+		p=$(pgrep -f "^$ubc " | tr '\n' ' ')
+		[ -z "$p" ] || left="$left processes $p;"
+		t=$(instances $pid | tr '\n' ' ')
+		[ -z "$t" ] || left="$left tracing instances $t;"
+		if [ -n "$left" ]; then
+			leftovers=$((leftovers + 1))
+			failures="$failures
+$what:$left"
+		fi
+	done
+	echo "signals $probe: $RUNS runs, $signalled signalled, $leftovers leftovers"
+	[ $leftovers -eq 0 ] || atf_fail "$leftovers runs left something:$failures"
+	# Most signals must have landed inside the job, or this proves little.
+	[ $signalled -ge $((RUNS * 2 / 3)) ] || atf_fail "only $signalled of $RUNS runs were interrupted"
+}
+
+atf_test_case interval cleanup
+interval_head()
+{
+	atf_set descr "50 signals at random moments, interval probe: nothing left"
+	atf_set timeout 600
+}
+interval_body()
+{
+	signals interval
+}
+interval_cleanup()
+{
+	cleanup_loops
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case interval
+}
