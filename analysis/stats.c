@@ -38,7 +38,7 @@ stats_median(const double *v, size_t n)
 }
 
 void
-stats_spread(const double *v, size_t n, struct stats_spread *out)
+stats_summarize(const double *v, size_t n, struct stats_summary *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->n = n;

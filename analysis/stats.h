@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 /* Median, min and max of n values (all 0 when n is 0). */
-struct stats_spread {
+struct stats_summary {
 	size_t n;
 	double median;
 	double min;
@@ -42,7 +42,7 @@ struct stats_spread {
  * says). 0 when n is 0. The values are not reordered.
  */
 double stats_median(const double *v, size_t n);
-void stats_spread(const double *v, size_t n, struct stats_spread *out);
+void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
 enum stats_mw_method { STATS_MW_EXACT, STATS_MW_NORMAL };
 
