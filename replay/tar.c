@@ -35,7 +35,9 @@ open_reader(const char *archive, char *err, size_t errlen)
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, archive, READ_BLOCK) != ARCHIVE_OK) {
+		/* The system's reason reads better than libarchive's. */
 		snprintf(err, errlen, "cannot open archive '%s': %s", archive,
+		    archive_errno(a) > 0 ? strerror(archive_errno(a)) :
 		    archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
@@ -188,7 +190,8 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 
 		if (archive_write_header(w, e) < ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
-			    "refused entry '%s': %s", name ? name : "?",
+			    "archive '%s': refused entry '%s': %s",
+			    job->archive, name ? name : "?",
 			    archive_error_string(w));
 			goto out;
 		}

@@ -55,6 +55,12 @@ diskstats_parse(const char *line, struct devstats *out, char *err,
 			s++;
 		if (*s == '\n' || *s == '\0')
 			break;
+		/* strtoull would take a sign; counters have none. */
+		if (*s < '0' || *s > '9') {
+			snprintf(err, errlen, "field %d is not a number",
+			    n + skip + 1);
+			return -1;
+		}
 		errno = 0;
 		f[n] = strtoull(s, &end, 10);
 		if (end == s || errno != 0 || (*end != ' ' && *end != '\t' &&
