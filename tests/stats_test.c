@@ -90,14 +90,14 @@ ATF_TC_WITHOUT_HEAD(median);
 ATF_TC_BODY(median, tc)
 {
 	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, ties[] = {5, 5, 1, 5};
-	struct stats_spread s;
+	struct stats_summary s;
 
 	ATF_CHECK_EQ(stats_median(odd, 3), 2);
 	/* The lower of the middle two: a value that was measured. */
 	ATF_CHECK_EQ(stats_median(even, 4), 2);
 	ATF_CHECK_EQ(stats_median(ties, 4), 5);
 	ATF_CHECK_EQ(stats_median(odd, 0), 0);
-	stats_spread(even, 4, &s);
+	stats_summarize(even, 4, &s);
 	ATF_CHECK(s.n == 4 && s.median == 2 && s.min == 1 && s.max == 4);
 }
 
