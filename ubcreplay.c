@@ -14,6 +14,7 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
+	{"compare", cmd_compare},
 	{"report", cmd_report},
 };
 
@@ -22,6 +23,9 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
     "                 [--keep] archive dir\n"
+    "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
+    "                 [--fail-if metric:+pct%|metric:-pct%] [--svg file]\n"
+    "                 result ...\n"
     "       ubcreplay report file\n";
 
 void
