@@ -227,6 +227,15 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 		if (changed > 0)
 			fprintf(fp, "  (ratio of medians with its %g%% bootstrap "
 			    "interval)\n", c->opts.level * 100);
+		/*
+		 * Many metrics tested at once: some pass the level by chance,
+		 * and the reader should know how many to expect.
+		 */
+		if (changed > 0 && changed + same >= 10)
+			fprintf(fp, "  (%zu metrics tested at p < %g: about %.1f "
+			    "may pass by chance alone)\n", changed + same,
+			    c->opts.alpha, (double)(changed + same) *
+			    c->opts.alpha);
 		if (few > 0)
 			fprintf(fp, "  too few runs to test: %zu against %zu "
 			    "runs cannot give p below %.3g\n",
