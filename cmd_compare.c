@@ -4,7 +4,7 @@
  * with --fail-if gates a CI job on it.
  *
  *	ubcreplay compare [-a] [--alpha P] [--baseline FILE]
- *	    [--fail-if METRIC:+PCT%|METRIC:-PCT%]... [--svg FILE] RESULT...
+ *	    [--fail-if METRIC:+PCT%|METRIC:-PCT%] ... [--svg FILE] RESULT ...
  *
  * Exit status: 0 when no gate failed, 1 when one did (each is listed),
  * 2 for a usage or input error, or a gate that cannot be judged.
@@ -21,23 +21,23 @@
 #include "analysis/compare.h"
 #include "cmd.h"
 
-#define MAX_GATES 32
+#define MAX_GATES   32
 #define MAX_RESULTS 64
 
 static const struct option longopts[] = {
-	{"all", no_argument, NULL, 'a'},
-	{"alpha", required_argument, NULL, 'A'},
-	{"baseline", required_argument, NULL, 'b'},
-	{"fail-if", required_argument, NULL, 'f'},
-	{"svg", required_argument, NULL, 's'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"all", no_argument, NULL, 'a'},
+    {"alpha", required_argument, NULL, 'A'},
+    {"baseline", required_argument, NULL, 'b'},
+    {"fail-if", required_argument, NULL, 'f'},
+    {"svg", required_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char compare_usage[] =
     "usage: ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
-    "                 [--fail-if metric:+pct%|metric:-pct%] [--svg file]\n"
-    "                 result ...\n";
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n";
 
 struct compare_opts {
 	int all;
@@ -68,7 +68,8 @@ parse(int argc, char **argv, struct compare_opts *o)
 			if (end == optarg || *end != '\0' || errno != 0 ||
 			    !(o->alpha > 0 && o->alpha < 0.5)) {
 				warnx("alpha '%s' is not a level between 0 and "
-				    "0.5 (e.g. 0.05)", optarg);
+				      "0.5 (e.g. 0.05)",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -81,7 +82,7 @@ parse(int argc, char **argv, struct compare_opts *o)
 				return -1;
 			}
 			if (cmp_gate_parse(optarg, &o->gate[o->ngate], errbuf,
-			    sizeof(errbuf)) == -1) {
+			        sizeof(errbuf)) == -1) {
 				warnx("%s", errbuf);
 				return -1;
 			}
@@ -163,18 +164,19 @@ cmd_compare(int argc, char **argv)
 			warnx("compare takes at most %d results", MAX_RESULTS);
 		else
 			warnx("compare needs two results or more (or "
-			    "--baseline and one)");
+			      "--baseline and one)");
 		fputs(compare_usage, stderr);
 		return EXIT_USAGE;
 	}
 
 	/* Every input is checked before anything is printed or written. */
 	for (size_t i = 0; i < want; i++) {
-		const char *path = o.baseline == NULL ? argv[optind + i] :
-		    i == 0 ? o.baseline : argv[optind + i - 1];
+		const char *path = o.baseline == NULL ? argv[optind + i]
+		    : i == 0                          ? o.baseline
+		                                      : argv[optind + i - 1];
 
-		if ((res[n] = cmp_result_load(path, errbuf,
-		    sizeof(errbuf))) == NULL) {
+		if ((res[n] = cmp_result_load(path, errbuf, sizeof(errbuf))) ==
+		    NULL) {
 			warnx("%s", errbuf);
 			while (n > 0)
 				cmp_result_free(res[--n]);
@@ -201,12 +203,15 @@ cmd_compare(int argc, char **argv)
 
 	cmp_report_text(c, stdout, o.all);
 	if (o.ngate > 0) {
-		printf("Gates (--fail-if: beyond the limit and significant):\n");
-		for (int i = 0; i < nfail && (size_t)i < sizeof(fail) /
-		    sizeof(fail[0]); i++)
+		printf(
+		    "Gates (--fail-if: beyond the limit and significant):\n");
+		for (int i = 0;
+		     i < nfail && (size_t)i < sizeof(fail) / sizeof(fail[0]);
+		     i++)
 			printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s "
-			    "against %s\n", fail[i].gate->spec,
-			    fail[i].gate->metric, fail[i].change_pct, fail[i].p,
+			       "against %s\n",
+			    fail[i].gate->spec, fail[i].gate->metric,
+			    fail[i].change_pct, fail[i].p,
 			    c->result[fail[i].result]->path,
 			    c->result[0]->path);
 		if (nfail == 0)
@@ -222,8 +227,8 @@ cmd_compare(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (nfail > 0)
-		warnx("%d regression%s (--fail-if)", nfail, nfail > 1 ? "s" :
-		    "");
+		warnx(
+		    "%d regression%s (--fail-if)", nfail, nfail > 1 ? "s" : "");
 	cmp_free(c);
 	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

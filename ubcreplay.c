@@ -14,19 +14,18 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-	{"compare", cmd_compare},
-	{"report", cmd_report},
+    {"compare", cmd_compare},
+    {"report", cmd_report},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
+    "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] archive dir\n"
     "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
-    "                 [--fail-if metric:+pct%|metric:-pct%] [--svg file]\n"
-    "                 result ...\n"
-    "       ubcreplay report file\n";
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       ubcreplay report [--svg file] file\n";
 
 void
 usage_synopsis(void)
@@ -39,7 +38,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
-		    i++)
+		     i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				exit(commands[i].fn(argc - 1, argv + 1));
 		if (strcmp(argv[1], "-h") == 0 ||

@@ -15,8 +15,8 @@
 
 #include "compare.h"
 
-static const char *const layer_name[CMP_NLAYER] = {"app.write", "write",
-    "read"};
+static const char *const layer_name[CMP_NLAYER] = {
+    "app.write", "write", "read"};
 
 static char *
 xstrdup(const char *s)
@@ -59,8 +59,8 @@ num_or0(json_t *o, const char *key)
 }
 
 static struct cmp_series *
-series_get(struct cmp_result *r, const char *name, enum cmp_unit unit,
-    int detail)
+series_get(
+    struct cmp_result *r, const char *name, enum cmp_unit unit, int detail)
 {
 	struct cmp_series *s;
 
@@ -123,11 +123,11 @@ hist_from_json(json_t *o, struct hist *h, char *kind, size_t kindlen)
 
 	if (json_is_string(json_object_get(o, "kind")))
 		snprintf(kind, kindlen, "%s", str_at(o, "kind"));
-	json_array_foreach(buckets, i, b) {
+	json_array_foreach (buckets, i, b) {
 		double min = 0, count = 0;
 
-		if (num_at(b, "min_bytes", &min) && num_at(b, "count", &count) &&
-		    min >= 0 && count >= 0)
+		if (num_at(b, "min_bytes", &min) &&
+		    num_at(b, "count", &count) && min >= 0 && count >= 0)
 			hist_add(h, (uint64_t)min, (uint64_t)count);
 	}
 }
@@ -145,8 +145,8 @@ fs_devices(json_t *doc, char *buf, size_t len)
 	int n = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(json_object_get(doc, "targets"), i, t) {
-		json_array_foreach(json_object_get(t, "devices"), j, d) {
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
+		json_array_foreach (json_object_get(t, "devices"), j, d) {
 			if (strcmp(str_at(d, "role"), "fs") != 0)
 				continue;
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
@@ -185,7 +185,7 @@ devsum_phase(struct devsum *d, json_t *phase, const char *fsdevs, int nfs)
 	json_t *dev;
 	size_t i;
 
-	json_array_foreach(json_object_get(phase, "devices"), i, dev) {
+	json_array_foreach (json_object_get(phase, "devices"), i, dev) {
 		if (!is_fs_device(fsdevs, nfs, str_at(dev, "device")))
 			continue;
 		d->seen = 1;
@@ -213,11 +213,12 @@ put_devsum(struct cmp_result *r, const char *prefix, int detail,
 		int k = k_of[i];
 
 		if (putf(r, CMP_COUNT, detail, d->ops[k], "%s%s.ops", prefix,
-			dir[i]) == -1 ||
+		        dir[i]) == -1 ||
 		    putf(r, CMP_BYTES, detail, d->bytes[k], "%s%s.bytes",
-			prefix, dir[i]) == -1 ||
-		    putf(r, CMP_BYTES, detail, mean_bytes(d->bytes[k],
-			d->ops[k]), "%s%s.mean_bytes", prefix, dir[i]) == -1)
+		        prefix, dir[i]) == -1 ||
+		    putf(r, CMP_BYTES, detail,
+		        mean_bytes(d->bytes[k], d->ops[k]), "%s%s.mean_bytes",
+		        prefix, dir[i]) == -1)
 			return -1;
 	}
 	if (putf(r, CMP_COUNT, detail, d->flushes, "%sflushes", prefix) == -1 ||
@@ -241,7 +242,7 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 	if (json_array_size(phases) == 0)
 		return 0;
 	/* The job's time is that of its phases but the clean-up. */
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		if (strcmp(str_at(ph, "phase"), "remove") == 0)
 			continue;
 		for (int k = 0; k < 3; k++)
@@ -250,19 +251,19 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 	for (int k = 0; k < 3; k++)
 		if (put(r, tname[k], CMP_NS, 0, tot[k]) == -1)
 			return -1;
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		for (int k = 0; k < 3; k++) {
 			double v;
 
 			if (num_at(ph, tkey[k], &v) &&
 			    putf(r, CMP_NS, 0, v, "%s.%s", str_at(ph, "phase"),
-				tname[k]) == -1)
+			        tname[k]) == -1)
 				return -1;
 		}
 	}
 
 	memset(&dev, 0, sizeof(dev));
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		json_t *aw = json_object_get(ph, "app_write"), *d;
 		size_t j;
 
@@ -277,13 +278,13 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 			    r->layer_kind[CMP_LAYER_APP],
 			    sizeof(r->layer_kind[0]));
 		}
-		json_array_foreach(json_object_get(ph, "devices"), j, d) {
+		json_array_foreach (json_object_get(ph, "devices"), j, d) {
 			if (!is_fs_device(fsdevs, nfs, str_at(d, "device")))
 				continue;
 			for (int l = CMP_LAYER_WRITE; l <= CMP_LAYER_READ;
-			    l++) {
-				json_t *x = json_object_get(d,
-				    l == CMP_LAYER_WRITE ? "write" : "read");
+			     l++) {
+				json_t *x = json_object_get(
+				    d, l == CMP_LAYER_WRITE ? "write" : "read");
 
 				r->has_layer[l] = 1;
 				hist_from_json(json_object_get(x, "size_hist"),
@@ -294,14 +295,15 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 	}
 	if (put_devsum(r, "", 0, &dev) == -1)
 		return -1;
-	if (app && (put(r, "app.write.ops", CMP_COUNT, 0, app_ops) == -1 ||
-	    put(r, "app.write.bytes", CMP_BYTES, 0, app_bytes) == -1 ||
-	    put(r, "app.write.mean_bytes", CMP_BYTES, 0,
-		mean_bytes(app_bytes, app_ops)) == -1))
+	if (app &&
+	    (put(r, "app.write.ops", CMP_COUNT, 0, app_ops) == -1 ||
+	        put(r, "app.write.bytes", CMP_BYTES, 0, app_bytes) == -1 ||
+	        put(r, "app.write.mean_bytes", CMP_BYTES, 0,
+	            mean_bytes(app_bytes, app_ops)) == -1))
 		return -1;
 
 	/* The device figures of each phase alone, for --all and gates. */
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		char prefix[48];
 
 		memset(&dev, 0, sizeof(dev));
@@ -351,28 +353,35 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	size_t i;
 
 	if (!json_is_object(doc)) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (not a "
-		    "JSON object)", name);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (not a "
+		    "JSON object)",
+		    name);
 		return NULL;
 	}
 	schema = json_object_get(doc, "schema");
 	tool = json_object_get(doc, "tool");
 	if (!json_is_integer(schema) || json_integer_value(schema) < 1 ||
 	    (tool != NULL && strcmp(str_at(tool, "name"), "ubcreplay") != 0)) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (no "
-		    "schema version)", name);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "schema version)",
+		    name);
 		return NULL;
 	}
 	if (json_integer_value(schema) > CMP_SCHEMA) {
-		snprintf(err, errlen, "'%s' has schema %lld, newer than this "
+		snprintf(err, errlen,
+		    "'%s' has schema %lld, newer than this "
 		    "ubcreplay reads (%d): compare it with a newer ubcreplay",
 		    name, (long long)json_integer_value(schema), CMP_SCHEMA);
 		return NULL;
 	}
 	runs = json_object_get(doc, "runs");
 	if (!json_is_array(runs)) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (no "
-		    "runs)", name);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "runs)",
+		    name);
 		return NULL;
 	}
 
@@ -391,8 +400,8 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	r->archive_bytes = (uint64_t)num_or0(wl, "bytes");
 	r->archive_entries = (uint64_t)num_or0(wl, "entries");
 	r->probe = xstrdup(str_at(json_object_get(doc, "probe"), "name"));
-	r->resolution = xstrdup(str_at(json_object_get(doc, "probe"),
-	    "resolution"));
+	r->resolution =
+	    xstrdup(str_at(json_object_get(doc, "probe"), "resolution"));
 	r->devices = xstrdup(fsdevs);
 	r->target = xstrdup(target);
 	if (r->path == NULL || r->label == NULL || r->kind == NULL ||
@@ -401,7 +410,7 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 		goto nomem;
 
 	r->runs = json_array_size(runs);
-	json_array_foreach(runs, i, run) {
+	json_array_foreach (runs, i, run) {
 		if (strcmp(str_at(run, "status"), "ok") != 0)
 			continue;
 		r->runs_ok++;
@@ -414,8 +423,10 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 		return NULL;
 	}
 	if (r->runs_ok == 0) {
-		snprintf(err, errlen, "'%s' has no successful run to compare "
-		    "(all %zu failed)", name, r->runs);
+		snprintf(err, errlen,
+		    "'%s' has no successful run to compare "
+		    "(all %zu failed)",
+		    name, r->runs);
 		cmp_result_free(r);
 		return NULL;
 	}
@@ -435,15 +446,17 @@ cmp_result_load(const char *path, char *err, size_t errlen)
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	doc = json_loadf(f, 0, &je);
 	fclose(f);
 	if (doc == NULL) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (not "
-		    "valid JSON, line %d: %s)", path, je.line, je.text);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (not "
+		    "valid JSON, line %d: %s)",
+		    path, je.line, je.text);
 		return NULL;
 	}
 	r = cmp_result_from_json(doc, path, err, errlen);
@@ -484,29 +497,32 @@ static int
 fairness(struct cmp *c, const struct cmp_result *a, const struct cmp_result *b)
 {
 	if (strcmp(a->kind, b->kind) != 0 &&
-	    warn(c, "'%s' is a %s result, the baseline '%s' a %s one",
-		b->path, b->kind, a->path, a->kind) == -1)
+	    warn(c, "'%s' is a %s result, the baseline '%s' a %s one", b->path,
+	        b->kind, a->path, a->kind) == -1)
 		return -1;
 	if ((strcmp(basename_of(a->archive), basename_of(b->archive)) != 0 ||
-		a->archive_bytes != b->archive_bytes ||
-		a->archive_entries != b->archive_entries) &&
-	    warn(c, "different archives: '%s' extracted %s (%llu entries, "
-		"%llu bytes), the baseline %s (%llu entries, %llu bytes)",
-		b->path, b->archive, (unsigned long long)b->archive_entries,
-		(unsigned long long)b->archive_bytes, a->archive,
-		(unsigned long long)a->archive_entries,
-		(unsigned long long)a->archive_bytes) == -1)
+	        a->archive_bytes != b->archive_bytes ||
+	        a->archive_entries != b->archive_entries) &&
+	    warn(c,
+	        "different archives: '%s' extracted %s (%llu entries, "
+	        "%llu bytes), the baseline %s (%llu entries, %llu bytes)",
+	        b->path, b->archive, (unsigned long long)b->archive_entries,
+	        (unsigned long long)b->archive_bytes, a->archive,
+	        (unsigned long long)a->archive_entries,
+	        (unsigned long long)a->archive_bytes) == -1)
 		return -1;
 	if (strcmp(a->resolution, b->resolution) != 0 &&
-	    warn(c, "different probe resolutions: '%s' was measured %s "
-		"(%s), the baseline %s (%s); transfer sizes are not the same "
-		"quantity", b->path, b->resolution, b->probe, a->resolution,
-		a->probe) == -1)
+	    warn(c,
+	        "different probe resolutions: '%s' was measured %s "
+	        "(%s), the baseline %s (%s); transfer sizes are not the same "
+	        "quantity",
+	        b->path, b->resolution, b->probe, a->resolution,
+	        a->probe) == -1)
 		return -1;
 	if (strcmp(a->devices, b->devices) != 0 &&
 	    warn(c, "different devices: '%s' on %s, the baseline on %s",
-		b->path, *b->devices ? b->devices : "no device",
-		*a->devices ? a->devices : "no device") == -1)
+	        b->path, *b->devices ? b->devices : "no device",
+	        *a->devices ? a->devices : "no device") == -1)
 		return -1;
 	return 0;
 }
@@ -523,9 +539,9 @@ seed_of(const char *name, size_t result)
 }
 
 static int
-compare_cell(const struct cmp *c, const char *name,
-    const struct cmp_series *sa, const struct cmp_series *sb,
-    struct cmp_cell *cell, size_t result, char *err, size_t errlen)
+compare_cell(const struct cmp *c, const char *name, const struct cmp_series *sa,
+    const struct cmp_series *sb, struct cmp_cell *cell, size_t result,
+    char *err, size_t errlen)
 {
 	cell->present = sb != NULL && sb->n > 0;
 	if (!cell->present)
@@ -544,9 +560,9 @@ compare_cell(const struct cmp *c, const char *name,
 	}
 	stats_mannwhitney(sa->v, sa->n, sb->v, sb->n, &cell->mw);
 	cell->pmin = stats_mw_pmin(sa->n, sb->n);
-	if (stats_bootstrap_ratio(sa->v, sa->n, sb->v, sb->n,
-	    c->opts.resamples, c->opts.level, seed_of(name, result), &cell->ci,
-	    err, errlen) == -1)
+	if (stats_bootstrap_ratio(sa->v, sa->n, sb->v, sb->n, c->opts.resamples,
+	        c->opts.level, seed_of(name, result), &cell->ci, err,
+	        errlen) == -1)
 		return -1;
 	if (cell->pmin > c->opts.alpha)
 		cell->verdict = CMP_TOO_FEW;
@@ -587,8 +603,8 @@ compare_hists(struct cmp *c)
 		struct cmp_hist *h0 = &c->hist[l][0];
 
 		h0->present = a->has_layer[l] && hist_total(&a->layer[l]) > 0;
-		h0->median_bucket = stats_median_bucket(a->layer[l].count,
-		    HIST_NBUCKETS);
+		h0->median_bucket =
+		    stats_median_bucket(a->layer[l].count, HIST_NBUCKETS);
 		for (size_t i = 1; i < c->nresult; i++) {
 			const struct cmp_result *b = c->result[i];
 			struct cmp_hist *h = &c->hist[l][i];
@@ -605,16 +621,18 @@ compare_hists(struct cmp *c)
 			    b->layer[l].count, HIST_NBUCKETS);
 			h->shift_buckets = stats_shift_hist(a->layer[l].count,
 			    b->layer[l].count, HIST_NBUCKETS);
-			h->verdict = h->chi2.valid && h->chi2.p < c->opts.alpha &&
-			    h->emd_buckets >= c->opts.emd_min ? CMP_CHANGED :
-			    CMP_SAME;
+			h->verdict = h->chi2.valid &&
+			        h->chi2.p < c->opts.alpha &&
+			        h->emd_buckets >= c->opts.emd_min
+			    ? CMP_CHANGED
+			    : CMP_SAME;
 		}
 	}
 }
 
 struct cmp *
-cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts,
-    char *err, size_t errlen)
+cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts, char *err,
+    size_t errlen)
 {
 	struct cmp *c = calloc(1, sizeof(*c));
 
@@ -634,9 +652,11 @@ cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts,
 
 	for (size_t i = 0; i < n; i++) {
 		if (r[i]->runs_ok < r[i]->runs &&
-		    warn(c, "'%s': %zu of %zu runs failed; comparing the %zu "
-			"that succeeded", r[i]->path, r[i]->runs - r[i]->runs_ok,
-			r[i]->runs, r[i]->runs_ok) == -1)
+		    warn(c,
+		        "'%s': %zu of %zu runs failed; comparing the %zu "
+		        "that succeeded",
+		        r[i]->path, r[i]->runs - r[i]->runs_ok, r[i]->runs,
+		        r[i]->runs_ok) == -1)
 			goto nomem;
 		if (i > 0 && fairness(c, r[0], r[i]) == -1)
 			goto nomem;
@@ -647,12 +667,13 @@ cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts,
 	}
 	for (size_t k = 0; k < c->nrow; k++) {
 		struct cmp_row *row = &c->row[k];
-		const struct cmp_series *sa = cmp_result_series(r[0], row->name);
+		const struct cmp_series *sa =
+		    cmp_result_series(r[0], row->name);
 
 		for (size_t i = 0; i < n; i++)
 			if (compare_cell(c, row->name, sa,
-			    cmp_result_series(r[i], row->name), &row->cell[i], i,
-			    err, errlen) == -1) {
+			        cmp_result_series(r[i], row->name),
+			        &row->cell[i], i, err, errlen) == -1) {
 				cmp_free(c);
 				return NULL;
 			}
@@ -694,8 +715,7 @@ cmp_row_find(const struct cmp *c, const char *name)
 }
 
 int
-cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err,
-    size_t errlen)
+cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err, size_t errlen)
 {
 	const char *colon = strrchr(spec, ':');
 	char *end;
@@ -706,8 +726,10 @@ cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err,
 	if (colon == NULL || colon == spec ||
 	    (size_t)(colon - spec) >= sizeof(g->metric) ||
 	    (colon[1] != '+' && colon[1] != '-')) {
-		snprintf(err, errlen, "bad --fail-if '%s': want METRIC:+PCT%% "
-		    "or METRIC:-PCT%%, e.g. elapsed:+10%%", spec);
+		snprintf(err, errlen,
+		    "bad --fail-if '%s': want METRIC:+PCT%% "
+		    "or METRIC:-PCT%%, e.g. elapsed:+10%%",
+		    spec);
 		return -1;
 	}
 	memcpy(g->metric, spec, (size_t)(colon - spec));
@@ -716,8 +738,10 @@ cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err,
 	pct = strtod(colon + 2, &end);
 	if (end == colon + 2 || errno != 0 || !isfinite(pct) || pct < 0 ||
 	    (*end == '%' ? end[1] != '\0' : *end != '\0')) {
-		snprintf(err, errlen, "bad --fail-if '%s': the limit must be a "
-		    "percentage, e.g. %s:%c10%%", spec, g->metric, colon[1]);
+		snprintf(err, errlen,
+		    "bad --fail-if '%s': the limit must be a "
+		    "percentage, e.g. %s:%c10%%",
+		    spec, g->metric, colon[1]);
 		return -1;
 	}
 	g->limit_pct = pct;
@@ -725,9 +749,8 @@ cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err,
 }
 
 int
-cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
-    size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,
-    size_t errlen)
+cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
+    struct cmp_failure *fail, size_t nfail, char *err, size_t errlen)
 {
 	int nfailed = 0;
 
@@ -738,9 +761,10 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
 		if (row == NULL) {
 			size_t len;
 
-			snprintf(err, errlen, "--fail-if %s: no metric '%s' in "
-			    "these results; there are:", gate->spec,
-			    gate->metric);
+			snprintf(err, errlen,
+			    "--fail-if %s: no metric '%s' in "
+			    "these results; there are:",
+			    gate->spec, gate->metric);
 			for (size_t k = 0; k < c->nrow; k++)
 				if ((len = strlen(err)) + 2 < errlen)
 					snprintf(err + len, errlen - len, " %s",
@@ -752,14 +776,17 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
 			int beyond;
 
 			if (!row->cell[0].present || !cell->present) {
-				snprintf(err, errlen, "--fail-if %s: '%s' has no "
-				    "%s", gate->spec, c->result[
-					cell->present ? 0 : i]->path,
+				snprintf(err, errlen,
+				    "--fail-if %s: '%s' has no "
+				    "%s",
+				    gate->spec,
+				    c->result[cell->present ? 0 : i]->path,
 				    gate->metric);
 				return -1;
 			}
 			if (cell->verdict == CMP_TOO_FEW) {
-				snprintf(err, errlen, "--fail-if %s: %zu runs "
+				snprintf(err, errlen,
+				    "--fail-if %s: %zu runs "
 				    "against %zu are too few to test (the "
 				    "smallest p they allow is %.3g, not below "
 				    "%g): use 4 or more runs each",
@@ -769,15 +796,16 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
 				return -1;
 			}
 			if (!cell->ratio_valid) {
-				snprintf(err, errlen, "--fail-if %s: the "
+				snprintf(err, errlen,
+				    "--fail-if %s: the "
 				    "baseline's median %s is 0, so a change "
-				    "in percent means nothing", gate->spec,
-				    gate->metric);
+				    "in percent means nothing",
+				    gate->spec, gate->metric);
 				return -1;
 			}
-			beyond = gate->direction > 0 ?
-			    cell->change_pct > gate->limit_pct :
-			    cell->change_pct < -gate->limit_pct;
+			beyond = gate->direction > 0
+			    ? cell->change_pct > gate->limit_pct
+			    : cell->change_pct < -gate->limit_pct;
 			if (!beyond || cell->verdict != CMP_CHANGED)
 				continue;
 			if ((size_t)nfailed < nfail) {

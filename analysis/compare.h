@@ -50,7 +50,7 @@ enum cmp_unit { CMP_NS, CMP_COUNT, CMP_BYTES };
 struct cmp_series {
 	char name[64];
 	enum cmp_unit unit;
-	int detail;		/* shown only with --all */
+	int detail; /* shown only with --all */
 	size_t n;
 	double *v;
 };
@@ -63,23 +63,23 @@ const char *cmp_layer_name(int layer);
 /* One result, reduced. */
 struct cmp_result {
 	char *path;
-	char *label;		/* the result's label, else the file name */
-	char *kind;		/* "tar", "nfs", ... */
-	char *archive;		/* workload.archive, or "" */
+	char *label;   /* the result's label, else the file name */
+	char *kind;    /* "tar", "nfs", ... */
+	char *archive; /* workload.archive, or "" */
 	uint64_t archive_bytes;
 	uint64_t archive_entries;
-	char *probe;		/* probe name and resolution */
+	char *probe; /* probe name and resolution */
 	char *resolution;
-	char *devices;		/* the filesystem device names, joined */
-	char *target;		/* fstype and options */
-	size_t runs;		/* all runs, and those that were ok */
+	char *devices; /* the filesystem device names, joined */
+	char *target;  /* fstype and options */
+	size_t runs;   /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t nseries;
 	struct cmp_series *series;
 	/* Summed over the successful runs, every phase. */
 	int has_layer[CMP_NLAYER];
 	struct hist layer[CMP_NLAYER];
-	char layer_kind[CMP_NLAYER][16];	/* "exact", "interval_mean" */
+	char layer_kind[CMP_NLAYER][16]; /* "exact", "interval_mean" */
 };
 
 /*
@@ -88,72 +88,74 @@ struct cmp_result {
  * the file, when it cannot be read, is not a result, has a newer schema, or
  * has no successful run to compare.
  */
-struct cmp_result *cmp_result_load(const char *path, char *err,
-    size_t errlen);
+struct cmp_result *cmp_result_load(const char *path, char *err, size_t errlen);
 /* The same from a parsed document; name is what messages call it. */
-struct cmp_result *cmp_result_from_json(json_t *doc, const char *name,
-    char *err, size_t errlen);
+struct cmp_result *cmp_result_from_json(
+    json_t *doc, const char *name, char *err, size_t errlen);
 void cmp_result_free(struct cmp_result *r);
 /* The series named name, or NULL. */
-const struct cmp_series *cmp_result_series(const struct cmp_result *r,
-    const char *name);
+const struct cmp_series *cmp_result_series(
+    const struct cmp_result *r, const char *name);
 
 enum cmp_verdict {
-	CMP_NONE,	/* nothing to test: a side lacks the metric */
-	CMP_TOO_FEW,	/* the rank test cannot reach alpha with these runs */
-	CMP_SAME,	/* no significant change */
-	CMP_CHANGED,	/* significant */
+	CMP_NONE,    /* nothing to test: a side lacks the metric */
+	CMP_TOO_FEW, /* the rank test cannot reach alpha with these runs */
+	CMP_SAME,    /* no significant change */
+	CMP_CHANGED, /* significant */
 };
 
 /* One metric of one result against the baseline's. */
 struct cmp_cell {
 	int present;
 	struct stats_summary sum;
-	int ratio_valid;	/* the baseline's median is not 0 */
-	double ratio;		/* median / baseline median */
+	int ratio_valid; /* the baseline's median is not 0 */
+	double ratio;    /* median / baseline median */
 	double change_pct;
 	struct stats_mw mw;
-	double pmin;		/* smallest p these run counts allow */
-	struct stats_ci ci;	/* of the ratio */
+	double pmin;        /* smallest p these run counts allow */
+	struct stats_ci ci; /* of the ratio */
 	enum cmp_verdict verdict;
 };
 
 struct cmp_row {
-	const char *name;	/* the baseline's or first result's series */
+	const char *name; /* the baseline's or first result's series */
 	enum cmp_unit unit;
 	int detail;
-	struct cmp_cell *cell;	/* one per result; cell[0] the baseline */
+	struct cmp_cell *cell; /* one per result; cell[0] the baseline */
 };
 
 /* One histogram layer of one result against the baseline's. */
 struct cmp_hist {
-	int present;		/* both have the layer with counts */
+	int present; /* both have the layer with counts */
 	struct stats_chi2 chi2;
 	double emd_buckets;
-	double shift_buckets;	/* negative: smaller transfers */
-	int median_bucket;	/* this result's; the baseline's is in [0] */
+	double shift_buckets; /* negative: smaller transfers */
+	int median_bucket;    /* this result's; the baseline's is in [0] */
 	enum cmp_verdict verdict;
 };
 
 struct cmp_opts {
-	double alpha;		/* significance level, 0.05 */
-	double level;		/* confidence of the intervals, 0.95 */
-	unsigned resamples;	/* bootstrap resamples, 4000 */
-	double emd_min;		/* smallest shape change to call, in buckets */
+	double alpha;       /* significance level, 0.05 */
+	double level;       /* confidence of the intervals, 0.95 */
+	unsigned resamples; /* bootstrap resamples, 4000 */
+	double emd_min;     /* smallest shape change to call, in buckets */
 };
 
-#define CMP_OPTS_DEFAULT {0.05, 0.95, 4000, 0.1}
+#define CMP_OPTS_DEFAULT                                                       \
+	{                                                                      \
+		0.05, 0.95, 4000, 0.1                                          \
+	}
 
 /* Results compared: all of it computed once, by cmp_new. */
 struct cmp {
 	struct cmp_opts opts;
 	size_t nresult;
-	struct cmp_result **result;	/* result[0] is the baseline */
+	struct cmp_result **result; /* result[0] is the baseline */
 	size_t nrow;
 	struct cmp_row *row;
-	struct cmp_hist *hist[CMP_NLAYER];	/* one per result */
+	struct cmp_hist *hist[CMP_NLAYER]; /* one per result */
 	size_t nwarn;
-	char **warn;		/* what makes the comparison less fair */
+	char **warn; /* what makes the comparison less fair */
 };
 
 /*
@@ -173,17 +175,17 @@ const struct cmp_row *cmp_row_find(const struct cmp *c, const char *name);
  */
 struct cmp_gate {
 	char metric[64];
-	int direction;		/* +1 or -1 */
-	double limit_pct;	/* >= 0 */
-	char spec[96];		/* as written, for messages */
+	int direction;    /* +1 or -1 */
+	double limit_pct; /* >= 0 */
+	char spec[96];    /* as written, for messages */
 };
 
 /*
  * Parses "METRIC:+PCT%" or "METRIC:-PCT%" ('%' optional, PCT a decimal
  * number), e.g. "elapsed:+10%", "write.mean_bytes:-20%".
  */
-int cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err,
-    size_t errlen);
+int cmp_gate_parse(
+    const char *spec, struct cmp_gate *g, char *err, size_t errlen);
 
 /* One gate crossed by one result. */
 struct cmp_failure {

@@ -20,16 +20,16 @@
 
 #include "compare.h"
 
-#define WIDTH 880
-#define LEFT 70		/* room for the axis labels */
-#define RIGHT 20
-#define PANEL_H 210	/* plot height of a histogram panel */
-#define KEY_H 18	/* one line of the key */
-#define ROW_H 26	/* one result's line in the times panel */
+#define WIDTH   880
+#define LEFT    70 /* room for the axis labels */
+#define RIGHT   20
+#define PANEL_H 210 /* plot height of a histogram panel */
+#define KEY_H   18  /* one line of the key */
+#define ROW_H   26  /* one result's line in the times panel */
 
 /* Told apart by people with the common colour-vision deficiencies. */
-static const char *const colour[] = {"#0072b2", "#d55e00", "#009e73",
-    "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442"};
+static const char *const colour[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
+    "#e69f00", "#56b4e9", "#000000", "#f0e442"};
 #define NCOLOUR (sizeof(colour) / sizeof(colour[0]))
 
 static void
@@ -60,8 +60,8 @@ static void
 text(FILE *fp, double x, double y, const char *anchor, const char *style,
     const char *s)
 {
-	fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s>",
-	    x, y, anchor, *style ? " " : "", style);
+	fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s>", x, y,
+	    anchor, *style ? " " : "", style);
 	xml_text(fp, s);
 	fputs("</text>\n", fp);
 }
@@ -77,16 +77,17 @@ key(FILE *fp, const struct cmp *c, double y)
 		size_t len;
 
 		snprintf(name, sizeof(name), "%c %s%s", (int)('A' + i % 26),
-		    c->result[i]->label, i == 0 && c->nresult > 1 ?
-		    " (baseline)" : "");
+		    c->result[i]->label,
+		    i == 0 && c->nresult > 1 ? " (baseline)" : "");
 		len = strlen(name);
 		if (x + 16 + 7.0 * (double)len > WIDTH - RIGHT && x > LEFT) {
 			x = LEFT;
 			y += KEY_H;
 		}
-		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
-		    "height=\"12\" fill=\"%s\"/>\n", x, y - 11,
-		    colour[i % NCOLOUR]);
+		fprintf(fp,
+		    "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+		    "height=\"12\" fill=\"%s\"/>\n",
+		    x, y - 11, colour[i % NCOLOUR]);
 		text(fp, x + 16, y, "start", "", name);
 		x += 16 + 7.0 * (double)len + 18;
 	}
@@ -130,11 +131,13 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 	}
 	if (hi < 0)
 		return y;
-	snprintf(title, sizeof(title), "%s: share of transfers per size "
-	    "(log2 buckets, %s)", l == CMP_LAYER_APP ?
-	    "workload write() calls" : l == CMP_LAYER_WRITE ? "device writes" :
-	    "device reads", c->result[0]->layer_kind[l][0] ?
-	    c->result[0]->layer_kind[l] : "?");
+	snprintf(title, sizeof(title),
+	    "%s: share of transfers per size "
+	    "(log2 buckets, %s)",
+	    l == CMP_LAYER_APP         ? "workload write() calls"
+	        : l == CMP_LAYER_WRITE ? "device writes"
+	                               : "device reads",
+	    c->result[0]->layer_kind[l][0] ? c->result[0]->layer_kind[l] : "?");
 	text(fp, LEFT, y + 16, "start", "font-weight=\"bold\"", title);
 	y = key(fp, c, y + 36);
 
@@ -145,8 +148,10 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 		double gy = base - g / (top * 100) * PANEL_H;
 		char gl[16];
 
-		fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"#dddddd\"/>\n", LEFT, gy, WIDTH - RIGHT, gy);
+		fprintf(fp,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"#dddddd\"/>\n",
+		    LEFT, gy, WIDTH - RIGHT, gy);
 		snprintf(gl, sizeof(gl), "%g%%", g);
 		text(fp, LEFT - 6, gy + 4, "end", "", gl);
 	}
@@ -159,26 +164,31 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 
 		for (size_t i = 0; i < c->nresult; i++) {
 			const struct cmp_result *r = c->result[i];
-			uint64_t t = r->has_layer[l] ?
-			    hist_total(&r->layer[l]) : 0;
-			double share = t ? (double)r->layer[l].count[b] /
-			    (double)t : 0, h = share / top * PANEL_H;
+			uint64_t t =
+			    r->has_layer[l] ? hist_total(&r->layer[l]) : 0;
+			double share = t
+			    ? (double)r->layer[l].count[b] / (double)t
+			    : 0,
+			       h = share / top * PANEL_H;
 
 			if (share == 0)
 				continue;
-			fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			fprintf(fp,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			    "height=\"%.1f\" fill=\"%s\"><title>%c %s: "
-			    "%.1f%%</title></rect>\n", sx + slot * 0.1 +
-			    barw * (double)i, base - h, barw, h,
-			    colour[i % NCOLOUR], (int)('A' + i % 26),
+			    "%.1f%%</title></rect>\n",
+			    sx + slot * 0.1 + barw * (double)i, base - h, barw,
+			    h, colour[i % NCOLOUR], (int)('A' + i % 26),
 			    hist_label((unsigned)b, lab, sizeof(lab)),
 			    share * 100);
 		}
 		text(fp, sx + slot / 2, base + 16, "middle", "",
 		    hist_label((unsigned)b, lab, sizeof(lab)));
 	}
-	fprintf(fp, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-	    "stroke=\"#000000\"/>\n", LEFT, base, WIDTH - RIGHT, base);
+	fprintf(fp,
+	    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+	    "stroke=\"#000000\"/>\n",
+	    LEFT, base, WIDTH - RIGHT, base);
 	text(fp, LEFT + plotw / 2, base + 34, "middle", "",
 	    "transfer size (bucket's lower bound, bytes)");
 	return base + 50;
@@ -192,8 +202,8 @@ times_panel(FILE *fp, const struct cmp *c, double y)
 	int any = 0;
 
 	for (size_t i = 0; i < c->nresult; i++) {
-		const struct cmp_series *s = cmp_result_series(c->result[i],
-		    "elapsed");
+		const struct cmp_series *s =
+		    cmp_result_series(c->result[i], "elapsed");
 
 		for (size_t k = 0; s != NULL && k < s->n; k++) {
 			top = s->v[k] > top ? s->v[k] : top;
@@ -213,14 +223,16 @@ times_panel(FILE *fp, const struct cmp *c, double y)
 		double gx = x0 + g / top * plotw;
 		char gl[32];
 
-		fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		    "y2=\"%.1f\" stroke=\"#dddddd\"/>\n", gx, y, gx, base);
+		fprintf(fp,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+		    gx, y, gx, base);
 		snprintf(gl, sizeof(gl), "%g", g);
 		text(fp, gx, base + 16, "middle", "", gl);
 	}
 	for (size_t i = 0; i < c->nresult; i++) {
-		const struct cmp_series *s = cmp_result_series(c->result[i],
-		    "elapsed");
+		const struct cmp_series *s =
+		    cmp_result_series(c->result[i], "elapsed");
 		double ry = y + ROW_H * ((double)i + 0.5);
 		char name[64];
 
@@ -229,16 +241,20 @@ times_panel(FILE *fp, const struct cmp *c, double y)
 		fprintf(fp, "<g fill=\"%s\">\n", colour[i % NCOLOUR]);
 		text(fp, x0 - 8, ry + 4, "end", "", name);
 		for (size_t k = 0; s != NULL && k < s->n; k++)
-			fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			fprintf(fp,
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
 			    "fill-opacity=\"0.6\"><title>run %zu: %.3f s"
-			    "</title></circle>\n", x0 + s->v[k] / 1e9 / top *
-			    plotw, ry, k + 1, s->v[k] / 1e9);
+			    "</title></circle>\n",
+			    x0 + s->v[k] / 1e9 / top * plotw, ry, k + 1,
+			    s->v[k] / 1e9);
 		if (s != NULL && s->n > 0) {
-			double mx = x0 + stats_median(s->v, s->n) / 1e9 / top *
-			    plotw;
+			double mx =
+			    x0 + stats_median(s->v, s->n) / 1e9 / top * plotw;
 
-			fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" "
-			    "height=\"18\"/>\n", mx - 1.5, ry - 9);
+			fprintf(fp,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" "
+			    "height=\"18\"/>\n",
+			    mx - 1.5, ry - 9);
 		}
 		fputs("</g>\n", fp);
 	}
@@ -266,11 +282,13 @@ cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot draw the picture: out of memory");
 		return -1;
 	}
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(fp,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 	    "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\" "
 	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
-	    "fill=\"#ffffff\"/>\n", WIDTH, y, WIDTH, y);
+	    "fill=\"#ffffff\"/>\n",
+	    WIDTH, y, WIDTH, y);
 	fwrite(body, 1, len, fp);
 	fputs("</svg>\n", fp);
 	free(body);

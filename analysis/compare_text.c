@@ -59,8 +59,8 @@ cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit)
 
 /* min-max in the median's scale, without the unit: "1.20-1.30". */
 static void
-format_range(char *buf, size_t len, const struct stats_summary *sum,
-    enum cmp_unit unit)
+format_range(
+    char *buf, size_t len, const struct stats_summary *sum, enum cmp_unit unit)
 {
 	struct scale s = scale_for(unit, sum->median);
 
@@ -98,8 +98,8 @@ row_shown(const struct cmp *c, const struct cmp_row *row, int all)
 	if (all)
 		return 1;
 	for (size_t i = 0; i < c->nresult; i++)
-		if (row->cell[i].present && (row->cell[i].sum.max != 0 ||
-		    row->cell[i].sum.min != 0))
+		if (row->cell[i].present &&
+		    (row->cell[i].sum.max != 0 || row->cell[i].sum.min != 0))
 			return 1;
 	return 0;
 }
@@ -113,21 +113,23 @@ print_results(const struct cmp *c, FILE *fp)
 
 		fprintf(fp, "  %c  %-20s %s\n", (int)('A' + i % 26), r->label,
 		    r->path);
-		fprintf(fp, "     %zu of %zu runs ok; %s%s%s; device %s; "
-		    "probe %s (%s)\n", r->runs_ok, r->runs, r->kind,
-		    *r->target ? " on " : "", r->target,
-		    *r->devices ? r->devices : "none", *r->probe ? r->probe :
-		    "?", *r->resolution ? r->resolution : "?");
+		fprintf(fp,
+		    "     %zu of %zu runs ok; %s%s%s; device %s; "
+		    "probe %s (%s)\n",
+		    r->runs_ok, r->runs, r->kind, *r->target ? " on " : "",
+		    r->target, *r->devices ? r->devices : "none",
+		    *r->probe ? r->probe : "?",
+		    *r->resolution ? r->resolution : "?");
 	}
 	for (size_t w = 0; w < c->nwarn; w++)
 		fprintf(fp, "warning: %s\n", c->warn[w]);
 	fputc('\n', fp);
 }
 
-#define NAMEW 26
-#define MEDW 10
+#define NAMEW  26
+#define MEDW   10
 #define RANGEW 16
-#define CHGW 11
+#define CHGW   11
 
 static void
 print_table(const struct cmp *c, FILE *fp, int all)
@@ -169,7 +171,8 @@ print_table(const struct cmp *c, FILE *fp, int all)
 		}
 		fputc('\n', fp);
 	}
-	fprintf(fp, "\n  median and range (min-max) over each result's "
+	fprintf(fp,
+	    "\n  median and range (min-max) over each result's "
 	    "successful runs; change: median against\n  the baseline's. "
 	    "* significant (Mann-Whitney U over runs, p < %g); ? too few "
 	    "runs\n  to test; unmarked: no significant change.\n\n",
@@ -183,8 +186,8 @@ print_p(FILE *fp, const struct stats_mw *mw)
 		fprintf(fp, "p %.1e", mw->p);
 	else
 		fprintf(fp, "p %.4f", mw->p);
-	fprintf(fp, " (%s)", mw->method == STATS_MW_EXACT ? "exact" :
-	    "normal approx.");
+	fprintf(fp, " (%s)",
+	    mw->method == STATS_MW_EXACT ? "exact" : "normal approx.");
 }
 
 static void
@@ -215,8 +218,8 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			changed++;
 			fprintf(fp, "  %-24s", row->name);
 			if (cell->ratio_valid)
-				fprintf(fp, " %+8.1f%%  ratio %.3g", cell->change_pct,
-				    cell->ratio);
+				fprintf(fp, " %+8.1f%%  ratio %.3g",
+				    cell->change_pct, cell->ratio);
 			if (cell->ci.valid)
 				fprintf(fp, " [%.3g, %.3g]", cell->ci.lo,
 				    cell->ci.hi);
@@ -225,26 +228,32 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			fputc('\n', fp);
 		}
 		if (changed > 0)
-			fprintf(fp, "  (ratio of medians with its %g%% bootstrap "
-			    "interval)\n", c->opts.level * 100);
+			fprintf(fp,
+			    "  (ratio of medians with its %g%% bootstrap "
+			    "interval)\n",
+			    c->opts.level * 100);
 		/*
 		 * Many metrics tested at once: some pass the level by chance,
 		 * and the reader should know how many to expect.
 		 */
 		if (changed > 0 && changed + same >= 10)
-			fprintf(fp, "  (%zu metrics tested at p < %g: about %.1f "
-			    "may pass by chance alone)\n", changed + same,
-			    c->opts.alpha, (double)(changed + same) *
-			    c->opts.alpha);
+			fprintf(fp,
+			    "  (%zu metrics tested at p < %g: about %.1f "
+			    "may pass by chance alone)\n",
+			    changed + same, c->opts.alpha,
+			    (double)(changed + same) * c->opts.alpha);
 		if (few > 0)
-			fprintf(fp, "  too few runs to test: %zu against %zu "
+			fprintf(fp,
+			    "  too few runs to test: %zu against %zu "
 			    "runs cannot give p below %.3g\n",
 			    c->result[0]->runs_ok, c->result[i]->runs_ok, pmin);
 		else if (changed == 0)
 			fprintf(fp, "  no significant change\n");
 		else if (same > 0)
-			fprintf(fp, "  no significant change in the other %zu "
-			    "metrics\n", same);
+			fprintf(fp,
+			    "  no significant change in the other %zu "
+			    "metrics\n",
+			    same);
 		fputc('\n', fp);
 	}
 }
@@ -270,21 +279,25 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 	if (hi < 0)
 		return;
 	fprintf(fp, "%s transfer sizes: share of transfers per bucket (%s)\n",
-	    cmp_layer_name(l), c->result[0]->layer_kind[l][0] ?
-	    c->result[0]->layer_kind[l] : "?");
+	    cmp_layer_name(l),
+	    c->result[0]->layer_kind[l][0] ? c->result[0]->layer_kind[l] : "?");
 	fprintf(fp, "  %-8s", "bucket");
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, " %9c", (int)('A' + i % 26));
 	fputc('\n', fp);
 	for (int b = lo; b <= hi; b++) {
-		fprintf(fp, "  %-8s", hist_label((unsigned)b, lab, sizeof(lab)));
+		fprintf(
+		    fp, "  %-8s", hist_label((unsigned)b, lab, sizeof(lab)));
 		for (size_t i = 0; i < n; i++) {
 			if (total[i] == 0)
 				fprintf(fp, " %9s", "-");
 			else
-				fprintf(fp, " %8.1f%%", 100.0 *
-				    (double)c->result[i]->layer[l].count[b] /
-				    (double)total[i]);
+				fprintf(fp, " %8.1f%%",
+				    100.0 *
+				        (double)c->result[i]
+				            ->layer[l]
+				            .count[b] /
+				        (double)total[i]);
 		}
 		fputc('\n', fp);
 	}
@@ -305,16 +318,19 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 			fprintf(fp, "chi-square %.1f, %u df, p %.2g; ",
 			    h->chi2.chi2, h->chi2.dof, h->chi2.p);
 		fprintf(fp, "EMD %.2f buckets (%s); median %s -> %s: %s\n",
-		    h->emd_buckets, h->shift_buckets < 0 ? "smaller" :
-		    h->shift_buckets > 0 ? "larger" : "no shift",
-		    hist_label((unsigned)c->hist[l][0].median_bucket, la,
-			sizeof(la)),
+		    h->emd_buckets,
+		    h->shift_buckets < 0       ? "smaller"
+		        : h->shift_buckets > 0 ? "larger"
+		                               : "no shift",
+		    hist_label(
+		        (unsigned)c->hist[l][0].median_bucket, la, sizeof(la)),
 		    hist_label((unsigned)h->median_bucket, lb, sizeof(lb)),
-		    h->verdict == CMP_CHANGED ? "changed" :
-		    "no significant change");
+		    h->verdict == CMP_CHANGED ? "changed"
+		                              : "no significant change");
 	}
 	if (strcmp(c->result[0]->layer_kind[l], "interval_mean") == 0)
-		fprintf(fp, "  (interval means, not single transfers: the "
+		fprintf(fp,
+		    "  (interval means, not single transfers: the "
 		    "chi-square counts operations that are not\n  independent; "
 		    "read the EMD and the per-run mean_bytes test)\n");
 	fputc('\n', fp);
@@ -332,8 +348,9 @@ median_of(const struct cmp *c, size_t i, const char *name, int *ok)
 static void
 print_series(const struct cmp *c, FILE *fp)
 {
-	const char *size = cmp_row_find(c, "write.mean_bytes") != NULL ?
-	    "write.mean_bytes" : "app.write.mean_bytes";
+	const char *size = cmp_row_find(c, "write.mean_bytes") != NULL
+	    ? "write.mean_bytes"
+	    : "app.write.mean_bytes";
 
 	fprintf(fp, "Series (medians):\n  %-22s %10s %8s %8s %12s\n", "label",
 	    "elapsed", "/first", "/prev", "write size");

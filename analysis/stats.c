@@ -62,10 +62,10 @@ stats_norm_sf(double z)
 
 /*
  * The number of ways each U can arise when na values are ranked among
- * na + nb without ties, into c[0 .. na * nb] (c holds na * nb + na + 1): the coefficients of the Gaussian binomial
- * [na + nb choose na] in q, built one factor at a time as
- * prod (1 - q^(nb+i)) / (1 - q^i), each step itself a Gaussian binomial,
- * so every intermediate has integer coefficients.
+ * na + nb without ties, into c[0 .. na * nb] (c holds na * nb + na + 1): the
+ * coefficients of the Gaussian binomial [na + nb choose na] in q, built one
+ * factor at a time as prod (1 - q^(nb+i)) / (1 - q^i), each step itself a
+ * Gaussian binomial, so every intermediate has integer coefficients.
  */
 static void
 mw_counts(size_t na, size_t nb, int64_t *c)
@@ -202,9 +202,9 @@ sorted_quantile(const double *v, size_t n, double q)
 }
 
 int
-stats_bootstrap_ratio(const double *a, size_t na, const double *b,
-    size_t nb, unsigned resamples, double level, uint64_t seed,
-    struct stats_ci *out, char *err, size_t errlen)
+stats_bootstrap_ratio(const double *a, size_t na, const double *b, size_t nb,
+    unsigned resamples, double level, uint64_t seed, struct stats_ci *out,
+    char *err, size_t errlen)
 {
 	double *ratio, *scratch;
 	uint64_t state = seed;
@@ -301,12 +301,12 @@ stats_chi2_sf(double x, unsigned dof)
 }
 
 void
-stats_chi2_hist(const uint64_t *a, const uint64_t *b, size_t k,
-    struct stats_chi2 *out)
+stats_chi2_hist(
+    const uint64_t *a, const uint64_t *b, size_t k, struct stats_chi2 *out)
 {
 	double ta = 0, tb = 0, n, rowmin, chi2 = 0;
-	double ca = 0, cb = 0;	/* the column being filled */
-	double la = 0, lb = 0;	/* the last closed column */
+	double ca = 0, cb = 0; /* the column being filled */
+	double la = 0, lb = 0; /* the last closed column */
 	int have_last = 0;
 	unsigned cols = 0;
 

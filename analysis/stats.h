@@ -11,9 +11,8 @@
  * sizes in log2 buckets: the earth mover's distance and the shift of the
  * median bucket. docs/compare.md says why these and what they cannot tell.
  *
- *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22}, b[] = {2.0, 2.1, 1.9, 2.2, 2.05};
- *	struct stats_mw mw;
- *	struct stats_ci ci;
+ *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22}, b[] =
+ *{2.0, 2.1, 1.9, 2.2, 2.05}; struct stats_mw mw; struct stats_ci ci;
  *
  *	stats_median(a, 5);				-> 1.22
  *	stats_mannwhitney(a, 5, b, 5, &mw);		mw.p = 0.0079 (exact)
@@ -49,7 +48,7 @@ enum stats_mw_method { STATS_MW_EXACT, STATS_MW_NORMAL };
 struct stats_mw {
 	/* Pairs (a[i], b[j]) with a[i] > b[j], a tie counting one half. */
 	double u;
-	double p;	/* two-sided */
+	double p; /* two-sided */
 	enum stats_mw_method method;
 };
 
@@ -95,11 +94,11 @@ int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
 
 /* Chi-square test of homogeneity over two histograms. */
 struct stats_chi2 {
-	int valid;		/* 0 when a histogram is empty */
+	int valid; /* 0 when a histogram is empty */
 	double chi2;
-	unsigned dof;		/* columns - 1; 0 means nothing to test, p 1 */
+	unsigned dof; /* columns - 1; 0 means nothing to test, p 1 */
 	double p;
-	unsigned columns;	/* after merging sparse buckets */
+	unsigned columns; /* after merging sparse buckets */
 };
 
 /*
@@ -109,8 +108,8 @@ struct stats_chi2 {
  * usual condition for the chi-square approximation; a sparse tail joins the
  * last column.
  */
-void stats_chi2_hist(const uint64_t *a, const uint64_t *b, size_t k,
-    struct stats_chi2 *out);
+void stats_chi2_hist(
+    const uint64_t *a, const uint64_t *b, size_t k, struct stats_chi2 *out);
 
 /*
  * Earth mover's (Wasserstein-1) distance between the two histograms, each

@@ -11,8 +11,7 @@
 
 /* The vda line of the recordings, field by field, as the kernel printed it. */
 static const unsigned long long vda[17] = {69292, 11260, 3315434, 20849, 46833,
-    12658, 4182496, 26043, 0, 11796, 47992, 6480, 74, 2460680, 729, 5736,
-    370};
+    12658, 4182496, 26043, 0, 11796, 47992, 6480, 74, 2460680, 729, 5736, 370};
 
 static void
 check_vda(const struct devstats *d, int nfields)
@@ -60,11 +59,11 @@ parse_ok(const atf_tc_t *tc, const char *fixture, int nfields)
 	free(text);
 }
 
-#define PARSE_CASE(name, fixture, n)                                      \
-	ATF_TC_WITHOUT_HEAD(name);                                        \
-	ATF_TC_BODY(name, tc)                                             \
-	{                                                                 \
-		parse_ok(tc, "fixtures/diskstats_test/" fixture, n);      \
+#define PARSE_CASE(name, fixture, n)                                           \
+	ATF_TC_WITHOUT_HEAD(name);                                             \
+	ATF_TC_BODY(name, tc)                                                  \
+	{                                                                      \
+		parse_ok(tc, "fixtures/diskstats_test/" fixture, n);           \
 	}
 
 PARSE_CASE(proc14, "proc14.txt", 11)
@@ -77,16 +76,16 @@ PARSE_CASE(sys17, "sys17.txt", 17)
 ATF_TC_WITHOUT_HEAD(malformed);
 ATF_TC_BODY(malformed, tc)
 {
-	static const char *const bad[] = {"bad_count.txt", "bad_number.txt",
-	    "bad_sign.txt"};
+	static const char *const bad[] = {
+	    "bad_count.txt", "bad_number.txt", "bad_sign.txt"};
 	char path[128], err[256];
 	struct devstats d;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *text;
 
-		snprintf(path, sizeof(path), "fixtures/diskstats_test/%s",
-		    bad[i]);
+		snprintf(
+		    path, sizeof(path), "fixtures/diskstats_test/%s", bad[i]);
 		text = tl_read(tc, path);
 		err[0] = '\0';
 		ATF_CHECK_MSG(diskstats_parse(text, &d, err, sizeof(err)) == -1,
@@ -106,9 +105,9 @@ ATF_TC_BODY(delta, tc)
 
 	(void)tc;
 	ATF_REQUIRE(diskstats_parse("1 0 8 1 10 2 80 5 0 7 9\n", &a, err,
-	    sizeof(err)) == 0);
+	                sizeof(err)) == 0);
 	ATF_REQUIRE(diskstats_parse("3 0 24 2 15 4 200 9 1 9 12\n", &b, err,
-	    sizeof(err)) == 0);
+	                sizeof(err)) == 0);
 	devstats_delta(&d, &b, &a);
 	ATF_CHECK_EQ(d.xfer[DIR_READ].ops, 2);
 	ATF_CHECK_EQ(d.xfer[DIR_READ].bytes, 16 * 512);

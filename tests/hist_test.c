@@ -72,17 +72,19 @@ ATF_TC_BODY(time_line, tc)
 	char buf[128];
 
 	(void)tc;
-	timefmt_csh(buf, sizeof(buf), 4438000000LL, 3049000000LL,
-	    19260000000LL, 424, 8202, 58, 0);
-	ATF_CHECK_STREQ(buf, "4.438u 3.049s 0:19.26 38.9% 0+0k 424+8202io "
+	timefmt_csh(buf, sizeof(buf), 4438000000LL, 3049000000LL, 19260000000LL,
+	    424, 8202, 58, 0);
+	ATF_CHECK_STREQ(buf,
+	    "4.438u 3.049s 0:19.26 38.9% 0+0k 424+8202io "
 	    "58pf+0w");
 	/* Minutes roll over; hundredths round. */
 	timefmt_csh(buf, sizeof(buf), 0, 1000000, 125004999999LL, 0, 0, 0, 0);
 	ATF_CHECK_STREQ(buf, "0.000u 0.001s 2:05.00 0.0% 0+0k 0+0io 0pf+0w");
 	/* Past an hour csh prints hours:minutes:seconds. */
-	timefmt_csh(buf, sizeof(buf), 3600000000000LL, 0, 3723000000000LL, 1,
-	    2, 3, 4);
-	ATF_CHECK_STREQ(buf, "3600.000u 0.000s 1:02:03 96.7% 0+0k 1+2io "
+	timefmt_csh(
+	    buf, sizeof(buf), 3600000000000LL, 0, 3723000000000LL, 1, 2, 3, 4);
+	ATF_CHECK_STREQ(buf,
+	    "3600.000u 0.000s 1:02:03 96.7% 0+0k 1+2io "
 	    "3pf+4w");
 }
 

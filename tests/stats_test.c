@@ -63,8 +63,8 @@ run_python(double *out, size_t n)
 	while (got < n && fscanf(p, "%lf", &out[got]) == 1)
 		got++;
 	ATF_REQUIRE_EQ_MSG(pclose(p), 0, "python3 script.py failed");
-	ATF_REQUIRE_EQ_MSG(got, n, "python printed %zu numbers, want %zu", got,
-	    n);
+	ATF_REQUIRE_EQ_MSG(
+	    got, n, "python printed %zu numbers, want %zu", got, n);
 }
 
 static FILE *
@@ -103,8 +103,16 @@ ATF_TC_BODY(median, tc)
 
 /* Sizes to test the exact distribution on, up to its limit. */
 static const size_t exact_sizes[][2] = {
-	{1, 1}, {1, 5}, {3, 3}, {4, 5}, {5, 5}, {6, 3}, {8, 8}, {10, 12},
-	{20, 20}, {20, 7},
+    {1, 1},
+    {1, 5},
+    {3, 3},
+    {4, 5},
+    {5, 5},
+    {6, 3},
+    {8, 8},
+    {10, 12},
+    {20, 20},
+    {20, 7},
 };
 
 ATF_TC_WITHOUT_HEAD(mannwhitney_exact);
@@ -127,8 +135,9 @@ ATF_TC_BODY(mannwhitney_exact, tc)
 			b[c][i] = 100 + 10 * uniform() + (double)c * 0.7;
 		py_list(f, "a", a[c], na);
 		py_list(f, "b", b[c], nb);
-		fprintf(f, "r = st.mannwhitneyu(a, b, alternative='two-sided',"
-			   " method='exact')\nprint(r.statistic, r.pvalue)\n");
+		fprintf(f,
+		    "r = st.mannwhitneyu(a, b, alternative='two-sided',"
+		    " method='exact')\nprint(r.statistic, r.pvalue)\n");
 	}
 	fclose(f);
 	run_python(want, 2 * ncase);
@@ -136,8 +145,8 @@ ATF_TC_BODY(mannwhitney_exact, tc)
 		struct stats_mw mw;
 		char what[64];
 
-		stats_mannwhitney(a[c], exact_sizes[c][0], b[c],
-		    exact_sizes[c][1], &mw);
+		stats_mannwhitney(
+		    a[c], exact_sizes[c][0], b[c], exact_sizes[c][1], &mw);
 		snprintf(what, sizeof(what), "case %zu U", c);
 		check_close(mw.u, want[2 * c], 1e-12, what);
 		snprintf(what, sizeof(what), "case %zu p", c);
@@ -163,15 +172,18 @@ ATF_TC_BODY(mannwhitney_normal, tc)
 	f = open_script();
 	py_list(f, "a", ta, 5);
 	py_list(f, "b", tb, 6);
-	fprintf(f, "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
-		   "print(r.statistic, r.pvalue)\n");
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
 	py_list(f, "a", la, 30);
 	py_list(f, "b", lb, 25);
-	fprintf(f, "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
-		   "print(r.statistic, r.pvalue)\n");
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
 	/* Identical sets: no evidence at all. */
-	fprintf(f, "r = st.mannwhitneyu(a, a, method='asymptotic')\n"
-		   "print(r.statistic, r.pvalue)\n");
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, a, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
 	fclose(f);
 	run_python(want, 6);
 
@@ -197,9 +209,10 @@ ATF_TC_BODY(mannwhitney_pmin, tc)
 	require_scipy();
 	/* Complete separation reaches the smallest p the sizes allow. */
 	f = open_script();
-	fprintf(f, "for n, m in ((3, 3), (5, 5), (3, 5)):\n"
-		   "    print(st.mannwhitneyu(range(n), range(10, 10 + m),"
-		   " method='exact').pvalue)\n");
+	fprintf(f,
+	    "for n, m in ((3, 3), (5, 5), (3, 5)):\n"
+	    "    print(st.mannwhitneyu(range(n), range(10, 10 + m),"
+	    " method='exact').pvalue)\n");
 	fclose(f);
 	run_python(want, 3);
 	check_close(stats_mw_pmin(3, 3), want[0], 1e-12, "pmin 3,3");
@@ -221,9 +234,10 @@ ATF_TC_BODY(chi2_sf, tc)
 	require_scipy();
 	f = open_script();
 	py_list(f, "x", x, 9);
-	fprintf(f, "for d in (1, 2, 3, 5, 10, 40):\n"
-		   "    for v in x:\n"
-		   "        print(repr(st.chi2.sf(v, d)))\n");
+	fprintf(f,
+	    "for d in (1, 2, 3, 5, 10, 40):\n"
+	    "    for v in x:\n"
+	    "        print(repr(st.chi2.sf(v, d)))\n");
 	fclose(f);
 	run_python(want, 9 * 6);
 	for (size_t d = 0; d < 6; d++)
@@ -255,13 +269,15 @@ ATF_TC_BODY(chi2_hist, tc)
 	f = open_script();
 	py_hist(f, "a", a + 1, 7);
 	py_hist(f, "b", b + 1, 7);
-	fprintf(f, "r = st.chi2_contingency([a, b], correction=False)\n"
-		   "print(repr(r[0]), r[2], repr(r[1]))\n");
+	fprintf(f,
+	    "r = st.chi2_contingency([a, b], correction=False)\n"
+	    "print(repr(r[0]), r[2], repr(r[1]))\n");
 	/* The table the merging should have made, merged by hand. */
 	py_hist(f, "a", ma, 4);
 	py_hist(f, "b", mb, 4);
-	fprintf(f, "r = st.chi2_contingency([a, b], correction=False)\n"
-		   "print(repr(r[0]), r[2], repr(r[1]))\n");
+	fprintf(f,
+	    "r = st.chi2_contingency([a, b], correction=False)\n"
+	    "print(repr(r[0]), r[2], repr(r[1]))\n");
 	fclose(f);
 	run_python(want, 6);
 
@@ -298,10 +314,11 @@ ATF_TC_BODY(emd, tc)
 	f = open_script();
 	py_hist(f, "a", a, 16);
 	py_hist(f, "b", b, 16);
-	fprintf(f, "k = range(16)\n"
-		   "print(repr(st.wasserstein_distance(k, k, a, b)))\n"
-		   "print(repr(np.average(k, weights=b) -"
-		   " np.average(k, weights=a)))\n");
+	fprintf(f,
+	    "k = range(16)\n"
+	    "print(repr(st.wasserstein_distance(k, k, a, b)))\n"
+	    "print(repr(np.average(k, weights=b) -"
+	    " np.average(k, weights=a)))\n");
 	fclose(f);
 	run_python(want, 2);
 	check_close(stats_emd_hist(a, b, 16), want[0], 1e-12, "emd");
@@ -330,11 +347,13 @@ ATF_TC_BODY(bootstrap, tc)
 		a[i] = 10 + uniform();
 	for (size_t i = 0; i < 9; i++)
 		b[i] = 14 + 2 * uniform();
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 20000, 0.95, 7, &ci,
-			   err, sizeof(err)), 0);
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 7, b, 9, 20000, 0.95, 7, &ci, err, sizeof(err)),
+	    0);
 	ATF_REQUIRE(ci.valid);
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 20000, 0.95, 7,
-			   &again, err, sizeof(err)), 0);
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 20000, 0.95, 7, &again,
+	                   err, sizeof(err)),
+	    0);
 	/* Seeded: the same input gives the same interval. */
 	ATF_CHECK(ci.lo == again.lo && ci.hi == again.hi);
 	ATF_CHECK(ci.lo <= stats_median(b, 9) / stats_median(a, 7));
@@ -347,13 +366,14 @@ ATF_TC_BODY(bootstrap, tc)
 	f = open_script();
 	py_list(f, "a", a, 7);
 	py_list(f, "b", b, 9);
-	fprintf(f, "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
-		   "[..., (v.shape[axis] - 1) // 2]\n"
-		   "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
-		   " lm(y, axis) / lm(x, axis), method='percentile',"
-		   " n_resamples=20000, random_state=1)\n"
-		   "print(repr(r.confidence_interval.low),"
-		   " repr(r.confidence_interval.high))\n");
+	fprintf(f,
+	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
+	    "[..., (v.shape[axis] - 1) // 2]\n"
+	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
+	    " lm(y, axis) / lm(x, axis), method='percentile',"
+	    " n_resamples=20000, random_state=1)\n"
+	    "print(repr(r.confidence_interval.low),"
+	    " repr(r.confidence_interval.high))\n");
 	fclose(f);
 	run_python(want, 2);
 	check_close(ci.lo, want[0], 0.02, "ci low");
@@ -361,8 +381,9 @@ ATF_TC_BODY(bootstrap, tc)
 
 	/* A baseline with a zero: the ratio is undefined. */
 	a[3] = 0;
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 100, 0.95, 7, &ci,
-			   err, sizeof(err)), 0);
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 7, b, 9, 100, 0.95, 7, &ci, err, sizeof(err)),
+	    0);
 	ATF_CHECK(!ci.valid);
 }
 

@@ -18,8 +18,8 @@ resolve(const atf_tc_t *tc, const char *dir, unsigned ma, unsigned mi,
 
 	snprintf(sysroot, sizeof(sysroot), "%s",
 	    tl_path(tc, "fixtures/target_test/sys"));
-	if (target_resolve_from(dir, ma, mi, mountinfo, sysroot, t, err,
-	    sizeof(err)) == -1)
+	if (target_resolve_from(
+	        dir, ma, mi, mountinfo, sysroot, t, err, sizeof(err)) == -1)
 		atf_tc_fail("%s: %s", dir, err);
 	free(mountinfo);
 }
@@ -69,8 +69,8 @@ ATF_TC_BODY(partition_escaped_path, tc)
 	ATF_CHECK_STREQ(t.mountpoint, "/mnt/with space");
 	ATF_CHECK_STREQ(t.fstype, "xfs");
 	/* Superblock options that repeat a mount option appear once. */
-	ATF_CHECK_STREQ(t.options,
-	    "rw,noatime,attr2,inode64,logbufs=8,noquota");
+	ATF_CHECK_STREQ(
+	    t.options, "rw,noatime,attr2,inode64,logbufs=8,noquota");
 	ATF_REQUIRE_EQ(t.ndev, 1);
 	ATF_CHECK(has_dev(&t, "sda1", "fs"));
 }
@@ -127,11 +127,11 @@ ATF_TC_BODY(errors, tc)
 	struct target t;
 	char err[256];
 
-	ATF_CHECK(target_resolve_from("/nowhere", 1, 99, mountinfo, "/nonexistent",
-	    &t, err, sizeof(err)) == -1);
+	ATF_CHECK(target_resolve_from("/nowhere", 1, 99, mountinfo,
+	              "/nonexistent", &t, err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "1:99") != NULL, "message: %s", err);
 	ATF_CHECK(target_resolve_from("/", 254, 0, "22 1 254:0 / / rw\n",
-	    "/nonexistent", &t, err, sizeof(err)) == -1);
+	              "/nonexistent", &t, err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "line 1") != NULL, "message: %s", err);
 	free(mountinfo);
 }

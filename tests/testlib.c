@@ -24,18 +24,24 @@ char *
 tl_read(const atf_tc_t *tc, const char *rel)
 {
 	const char *path = tl_path(tc, rel);
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	FILE *fp = fopen(path, "r");
-	size_t n;
+	size_t len = 0, cap = 4096, n;
+	char *buf = malloc(cap), *nb;
+	FILE *fp;
 
-	if (fp == NULL || buf == NULL)
-		atf_tc_fail("cannot read fixture '%s': %s", path,
-		    strerror(errno));
+	if (buf == NULL || (fp = fopen(path, "r")) == NULL) {
+		atf_tc_fail(
+		    "cannot read fixture '%s': %s", path, strerror(errno));
+		return NULL;
+	}
 	while ((n = fread(buf + len, 1, cap - len - 1, fp)) > 0) {
 		len += n;
-		if (len + 1 == cap && (buf = realloc(buf, cap *= 2)) == NULL)
+		if (len + 1 < cap)
+			continue;
+		if ((nb = realloc(buf, cap *= 2)) == NULL) {
 			atf_tc_fail("out of memory reading '%s'", path);
+			break;
+		}
+		buf = nb;
 	}
 	fclose(fp);
 	buf[len] = '\0';
