@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/compare.h"
 #include "cmd.h"
@@ -101,46 +100,6 @@ parse(int argc, char **argv, struct compare_opts *o)
 	return 0;
 }
 
-/* Writes the picture through a temporary file, so none is half-written. */
-static int
-write_svg(const struct cmp *c, const char *path)
-{
-	char tmp[4096], errbuf[512];
-	FILE *f;
-	int fd;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
-	    (int)sizeof(tmp)) {
-		warnx("svg path '%s' is too long", path);
-		return -1;
-	}
-	if ((fd = mkstemp(tmp)) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		warn("cannot create '%s'", tmp);
-		if (fd != -1) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	if (cmp_report_svg(c, f, errbuf, sizeof(errbuf)) == -1) {
-		warnx("cannot write '%s': %s", path, errbuf);
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	if (fflush(f) == EOF || ferror(f) || fclose(f) == EOF) {
-		warn("cannot write '%s'", path);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) == -1) {
-		warn("cannot write '%s'", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 int
 cmd_compare(int argc, char **argv)
 {
@@ -196,7 +155,9 @@ cmd_compare(int argc, char **argv)
 		cmp_free(c);
 		return EXIT_USAGE;
 	}
-	if (o.svg != NULL && write_svg(c, o.svg) == -1) {
+	if (o.svg != NULL &&
+	    cmp_svg_write(c, o.svg, errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
 		cmp_free(c);
 		return EXIT_USAGE;
 	}

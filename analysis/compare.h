@@ -219,4 +219,11 @@ void cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit);
  */
 int cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen);
 
+/*
+ * The same into the file path, through a temporary file in its directory
+ * and a rename, so that no half-written picture is ever left.
+ */
+int cmp_svg_write(
+    const struct cmp *c, const char *path, char *err, size_t errlen);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
 
@@ -137,7 +138,11 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 	    l == CMP_LAYER_APP         ? "workload write() calls"
 	        : l == CMP_LAYER_WRITE ? "device writes"
 	                               : "device reads",
-	    c->result[0]->layer_kind[l][0] ? c->result[0]->layer_kind[l] : "?");
+	    strcmp(c->result[0]->layer_kind[l], "exact") == 0
+	        ? "one count per transfer"
+	        : strcmp(c->result[0]->layer_kind[l], "interval_mean") == 0
+	        ? "interval means, as iostat shows them"
+	        : "of unknown kind");
 	text(fp, LEFT, y + 16, "start", "font-weight=\"bold\"", title);
 	y = key(fp, c, y + 36);
 
@@ -294,6 +299,46 @@ cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
 	free(body);
 	if (ferror(fp)) {
 		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmp_svg_write(const struct cmp *c, const char *path, char *err, size_t errlen)
+{
+	char tmp[4096], why[256];
+	FILE *f = NULL;
+	int fd, bad;
+
+	/* Through a temporary file and a rename: none is half-written. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
+	    (int)sizeof(tmp)) {
+		snprintf(err, errlen, "svg path '%s' is too long", path);
+		return -1;
+	}
+	if ((fd = mkstemp(tmp)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "cannot create '%s': %s", path,
+		    strerror(errno));
+		if (fd != -1) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	if (cmp_report_svg(c, f, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, why);
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	bad = fflush(f) == EOF || ferror(f);
+	if (fclose(f) == EOF)
+		bad = 1;
+	if (bad || rename(tmp, path) == -1) {
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+		    strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;

@@ -245,6 +245,25 @@ assert len(runs) == 15, len(runs)
 EOF
 }
 
+atf_test_case report_svg
+report_svg_head()
+{
+	atf_set descr "report --svg draws one stored result; an unwritable file leaves no report"
+}
+report_svg_body()
+{
+	require_prog rsvg-convert
+	atf_check -s exit:0 -o save:out -e empty "$ubc" report --svg r.svg \
+	    "$fx/sync.json"
+	grep -q 'ext4 sync' out || atf_fail "no text report"
+	atf_check -s exit:0 -o empty -e empty rsvg-convert -o r.png r.svg
+	grep -q '<title>A 4K: 79.7%</title>' r.svg ||
+	    atf_fail "the 4K share of device writes (79.7%) is not drawn"
+	[ "$(grep -c '<title>run ' r.svg)" -eq 5 ] || atf_fail "not 5 runs drawn"
+	atf_check -s exit:1 -o empty -e match:"cannot create 'nodir/r.svg'" \
+	    "$ubc" report --svg nodir/r.svg "$fx/sync.json"
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case significant
@@ -256,4 +275,5 @@ atf_init_test_cases()
 	atf_add_test_case warnings
 	atf_add_test_case bad_input
 	atf_add_test_case svg
+	atf_add_test_case report_svg
 }
