@@ -220,6 +220,8 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			if (cell->ratio_valid)
 				fprintf(fp, " %+8.1f%%  ratio %.3g",
 				    cell->change_pct, cell->ratio);
+			else
+				fprintf(fp, " the baseline's median is 0");
 			if (cell->ci.valid)
 				fprintf(fp, " [%.3g, %.3g]", cell->ci.lo,
 				    cell->ci.hi);
@@ -286,18 +288,26 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 		fprintf(fp, " %9c", (int)('A' + i % 26));
 	fputc('\n', fp);
 	for (int b = lo; b <= hi; b++) {
+		int any = 0;
+
+		/* Buckets empty in every result are left out. */
+		for (size_t i = 0; i < n; i++)
+			any |= c->result[i]->layer[l].count[b] != 0;
+		if (!any)
+			continue;
 		fprintf(
 		    fp, "  %-8s", hist_label((unsigned)b, lab, sizeof(lab)));
 		for (size_t i = 0; i < n; i++) {
+			uint64_t k = c->result[i]->layer[l].count[b];
+			double pct =
+			    total[i] ? 100.0 * (double)k / (double)total[i] : 0;
+
 			if (total[i] == 0)
 				fprintf(fp, " %9s", "-");
+			else if (k > 0 && pct < 0.05)
+				fprintf(fp, " %9s", "<0.1%");
 			else
-				fprintf(fp, " %8.1f%%",
-				    100.0 *
-				        (double)c->result[i]
-				            ->layer[l]
-				            .count[b] /
-				        (double)total[i]);
+				fprintf(fp, " %8.1f%%", pct);
 		}
 		fputc('\n', fp);
 	}
@@ -315,8 +325,10 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 		if (h->chi2.dof == 0)
 			fprintf(fp, "one bucket in common, nothing to test; ");
 		else
-			fprintf(fp, "chi-square %.1f, %u df, p %.2g; ",
-			    h->chi2.chi2, h->chi2.dof, h->chi2.p);
+			fprintf(fp, "chi-square %.1f, %u df, p %s%.2g; ",
+			    h->chi2.chi2, h->chi2.dof,
+			    h->chi2.p < 1e-16 ? "< " : "",
+			    h->chi2.p < 1e-16 ? 1e-16 : h->chi2.p);
 		fprintf(fp, "EMD %.2f buckets (%s); median %s -> %s: %s\n",
 		    h->emd_buckets,
 		    h->shift_buckets < 0       ? "smaller"
