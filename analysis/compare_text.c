@@ -37,7 +37,7 @@ scale_for(enum cmp_unit unit, double v)
 		}
 		break;
 	case CMP_BYTES:
-		for (int u = 0; u < 5 && a >= 1024 * s.div; u++) {
+		for (int u = 0; u + 1 < 5 && a >= 1024 * s.div; u++) {
 			s.div *= 1024;
 			s.suffix = bunit[u + 1];
 			s.decimals = 1;
