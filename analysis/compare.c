@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "compare.h"
 
 static const char *const layer_name[CMP_NLAYER] = {
@@ -369,11 +370,11 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 		    name);
 		return NULL;
 	}
-	if (json_integer_value(schema) > CMP_SCHEMA) {
+	if (json_integer_value(schema) > RESULT_SCHEMA) {
 		snprintf(err, errlen,
 		    "'%s' has schema %lld, newer than this "
 		    "ubcreplay reads (%d): compare it with a newer ubcreplay",
-		    name, (long long)json_integer_value(schema), CMP_SCHEMA);
+		    name, (long long)json_integer_value(schema), RESULT_SCHEMA);
 		return NULL;
 	}
 	runs = json_object_get(doc, "runs");
@@ -441,24 +442,11 @@ struct cmp_result *
 cmp_result_load(const char *path, char *err, size_t errlen)
 {
 	struct cmp_result *r;
-	json_error_t je;
 	json_t *doc;
-	FILE *f;
 
-	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(
-		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	/* The one reader of result files checks the file is one. */
+	if ((doc = result_load(path, err, errlen)) == NULL)
 		return NULL;
-	}
-	doc = json_loadf(f, 0, &je);
-	fclose(f);
-	if (doc == NULL) {
-		snprintf(err, errlen,
-		    "'%s' is not a ubcreplay result (not "
-		    "valid JSON, line %d: %s)",
-		    path, je.line, je.text);
-		return NULL;
-	}
 	r = cmp_result_from_json(doc, path, err, errlen);
 	json_decref(doc);
 	return r;

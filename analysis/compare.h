@@ -41,9 +41,6 @@
 #include "hist.h"
 #include "stats.h"
 
-/* The newest result schema this reader understands. */
-#define CMP_SCHEMA 1
-
 enum cmp_unit { CMP_NS, CMP_COUNT, CMP_BYTES };
 
 /* One metric of one result: a value per successful run that had it. */
