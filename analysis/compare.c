@@ -17,7 +17,7 @@
 #include "compare.h"
 
 static const char *const layer_name[CMP_NLAYER] = {
-    "app.write", "write", "read"};
+    "app.write", "write", "read", "nfs.write", "nfs.read"};
 
 static char *
 xstrdup(const char *s)
@@ -228,6 +228,48 @@ put_devsum(struct cmp_result *r, const char *prefix, int detail,
 	return 0;
 }
 
+/*
+ * The NFS wire figures of a run, when it has them (kind "nfs"): calls and
+ * bytes asked for per direction, COMMITs, and the size histograms of the
+ * READ and WRITE calls as two more layers.
+ */
+static int
+reduce_nfs(struct cmp_result *r, json_t *nfs)
+{
+	static const char *const dir[2] = {"write", "read"};
+	static const int layer[2] = {CMP_LAYER_NFS_WRITE, CMP_LAYER_NFS_READ};
+
+	if (!json_is_object(nfs))
+		return 0;
+	if (put(r, "nfs.rpc_calls", CMP_COUNT, 0, num_or0(nfs, "rpc_calls")) ==
+	    -1)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_object_get(nfs, dir[k]);
+
+		if (!json_is_object(x))
+			continue;
+		if (putf(r, CMP_COUNT, 0, num_or0(x, "calls"), "nfs.%s.calls",
+		        dir[k]) == -1 ||
+		    putf(r, CMP_BYTES, 0, num_or0(x, "bytes_requested"),
+		        "nfs.%s.bytes", dir[k]) == -1 ||
+		    putf(r, CMP_BYTES, 0, num_or0(x, "mean_bytes"),
+		        "nfs.%s.mean_bytes", dir[k]) == -1 ||
+		    putf(r, CMP_COUNT, 0, num_or0(x, "errors"), "nfs.%s.errors",
+		        dir[k]) == -1)
+			return -1;
+		r->has_layer[layer[k]] = 1;
+		hist_from_json(json_object_get(x, "size_hist"),
+		    &r->layer[layer[k]], r->layer_kind[layer[k]],
+		    sizeof(r->layer_kind[0]));
+	}
+	if (json_is_object(json_object_get(nfs, "commit")) &&
+	    put(r, "nfs.commit.calls", CMP_COUNT, 0,
+	        num_or0(json_object_get(nfs, "commit"), "calls")) == -1)
+		return -1;
+	return 0;
+}
+
 /* One successful run into the result's series and histograms. */
 static int
 reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
@@ -240,6 +282,8 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 	int app = 0;
 	size_t i;
 
+	if (reduce_nfs(r, json_object_get(run, "nfs")) == -1)
+		return -1;
 	if (json_array_size(phases) == 0)
 		return 0;
 	/* The job's time is that of its phases but the clean-up. */

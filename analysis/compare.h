@@ -13,8 +13,11 @@
  *	extract.write.mean_bytes, ...	the same over one phase
  *	app.write.ops, app.write.bytes, app.write.mean_bytes
  *					the workload's own write() calls
+ *	nfs.write.calls, nfs.write.bytes, nfs.write.mean_bytes, nfs.read.*,
+ *	nfs.commit.calls, nfs.rpc_calls	NFS on the wire (kind "nfs")
  *
- * and the transfer-size histograms by layer: "app.write", "write", "read".
+ * and the transfer-size histograms by layer: "app.write", "write", "read",
+ * "nfs.write", "nfs.read".
  *
  *	struct cmp_result *r[2];
  *	struct cmp *c;
@@ -52,9 +55,16 @@ struct cmp_series {
 	double *v;
 };
 
-enum { CMP_LAYER_APP, CMP_LAYER_WRITE, CMP_LAYER_READ, CMP_NLAYER };
+enum {
+	CMP_LAYER_APP,
+	CMP_LAYER_WRITE,
+	CMP_LAYER_READ,
+	CMP_LAYER_NFS_WRITE,
+	CMP_LAYER_NFS_READ,
+	CMP_NLAYER
+};
 
-/* "app.write", "write", "read". */
+/* "app.write", "write", "read", "nfs.write", "nfs.read". */
 const char *cmp_layer_name(int layer);
 
 /* One result, reduced. */

@@ -33,6 +33,10 @@ static const char *const colour[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
     "#e69f00", "#56b4e9", "#000000", "#f0e442"};
 #define NCOLOUR (sizeof(colour) / sizeof(colour[0]))
 
+static const char *const layer_title[CMP_NLAYER] = {"workload write() calls",
+    "device writes", "device reads", "NFS WRITE calls on the wire",
+    "NFS READ calls on the wire"};
+
 static void
 xml_text(FILE *fp, const char *s)
 {
@@ -135,9 +139,7 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 	snprintf(title, sizeof(title),
 	    "%s: share of transfers per size "
 	    "(log2 buckets, %s)",
-	    l == CMP_LAYER_APP         ? "workload write() calls"
-	        : l == CMP_LAYER_WRITE ? "device writes"
-	                               : "device reads",
+	    layer_title[l],
 	    strcmp(c->result[0]->layer_kind[l], "exact") == 0
 	        ? "one count per transfer"
 	        : strcmp(c->result[0]->layer_kind[l], "interval_mean") == 0

@@ -264,6 +264,27 @@ report_svg_body()
 	    "$ubc" report --svg nodir/r.svg "$fx/sync.json"
 }
 
+atf_test_case nfs
+nfs_head()
+{
+	atf_set descr "NFS results: the wire figures that exist are compared, one run a side is too few to test"
+}
+nfs_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/nfs_32k.json" "$fx/nfs_small.json"
+	row out nfs.write.mean_bytes | grep -q -- '32.0K  = .*20.9K  = .*-34.7% ?$' ||
+	    atf_fail "nfs.write.mean_bytes row wrong: $(row out nfs.write.mean_bytes)"
+	row out nfs.commit.calls | grep -q '+19900.0% ?$' ||
+	    atf_fail "nfs.commit.calls row wrong"
+	grep -q 'median 32K -> 16K: changed' out ||
+	    atf_fail "the NFS WRITE sizes are not reported changed"
+	grep -q '^elapsed ' out && atf_fail "a time row for a capture"
+	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	    --fail-if nfs.write.mean_bytes:-10% "$fx/nfs_32k.json" \
+	    "$fx/nfs_small.json"
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case significant
@@ -276,4 +297,5 @@ atf_init_test_cases()
 	atf_add_test_case bad_input
 	atf_add_test_case svg
 	atf_add_test_case report_svg
+	atf_add_test_case nfs
 }
