@@ -108,6 +108,16 @@ putf(struct cmp_result *r, enum cmp_unit unit, int detail, double value,
 	return put(r, name, unit, detail, value);
 }
 
+/*
+ * A count from the file as uint64_t: the file is input, and converting a
+ * negative or too large double is undefined, so those become 0.
+ */
+static uint64_t
+to_u64(double v)
+{
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
+}
+
 /* Integer division, as the result's own mean_bytes. */
 static double
 mean_bytes(double bytes, double ops)
@@ -127,9 +137,8 @@ hist_from_json(json_t *o, struct hist *h, char *kind, size_t kindlen)
 	json_array_foreach (buckets, i, b) {
 		double min = 0, count = 0;
 
-		if (num_at(b, "min_bytes", &min) &&
-		    num_at(b, "count", &count) && min >= 0 && count >= 0)
-			hist_add(h, (uint64_t)min, (uint64_t)count);
+		if (num_at(b, "min_bytes", &min) && num_at(b, "count", &count))
+			hist_add(h, to_u64(min), to_u64(count));
 	}
 }
 
@@ -158,13 +167,15 @@ fs_devices(json_t *doc, char *buf, size_t len)
 }
 
 static int
-is_fs_device(const char *fsdevs, int nfs, const char *name)
+is_fs_device(const char *fsdevs, int fs_count, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p = fsdevs;
 
-	if (nfs == 0)
+	if (fs_count == 0)
 		return 1;
+	if (n == 0)
+		return 0;
 	while ((p = strstr(p, name)) != NULL) {
 		if ((p == fsdevs || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;
@@ -180,14 +191,14 @@ struct devsum {
 };
 
 static void
-devsum_phase(struct devsum *d, json_t *phase, const char *fsdevs, int nfs)
+devsum_phase(struct devsum *d, json_t *phase, const char *fsdevs, int fs_count)
 {
 	static const char *const dir[2] = {"read", "write"};
 	json_t *dev;
 	size_t i;
 
 	json_array_foreach (json_object_get(phase, "devices"), i, dev) {
-		if (!is_fs_device(fsdevs, nfs, str_at(dev, "device")))
+		if (!is_fs_device(fsdevs, fs_count, str_at(dev, "device")))
 			continue;
 		d->seen = 1;
 		for (int k = 0; k < 2; k++) {
@@ -272,7 +283,7 @@ reduce_nfs(struct cmp_result *r, json_t *nfs)
 
 /* One successful run into the result's series and histograms. */
 static int
-reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
+reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
 {
 	static const char *const tkey[3] = {"elapsed_ns", "user_ns", "sys_ns"};
 	static const char *const tname[3] = {"elapsed", "user", "sys"};
@@ -312,7 +323,7 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 		json_t *aw = json_object_get(ph, "app_write"), *d;
 		size_t j;
 
-		devsum_phase(&dev, ph, fsdevs, nfs);
+		devsum_phase(&dev, ph, fsdevs, fs_count);
 		if (json_is_object(aw)) {
 			app = 1;
 			app_ops += num_or0(aw, "ops");
@@ -324,7 +335,8 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 			    sizeof(r->layer_kind[0]));
 		}
 		json_array_foreach (json_object_get(ph, "devices"), j, d) {
-			if (!is_fs_device(fsdevs, nfs, str_at(d, "device")))
+			if (!is_fs_device(
+			        fsdevs, fs_count, str_at(d, "device")))
 				continue;
 			for (int l = CMP_LAYER_WRITE; l <= CMP_LAYER_READ;
 			     l++) {
@@ -352,7 +364,7 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int nfs)
 		char prefix[48];
 
 		memset(&dev, 0, sizeof(dev));
-		devsum_phase(&dev, ph, fsdevs, nfs);
+		devsum_phase(&dev, ph, fsdevs, fs_count);
 		snprintf(prefix, sizeof(prefix), "%s.", str_at(ph, "phase"));
 		if (put_devsum(r, prefix, 1, &dev) == -1)
 			return -1;
@@ -394,7 +406,7 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	char fsdevs[512], target[1024];
 	struct cmp_result *r;
 	const char *label;
-	int nfs;
+	int fs_count;
 	size_t i;
 
 	if (!json_is_object(doc)) {
@@ -435,15 +447,15 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	wl = json_object_get(doc, "workload");
 	t = json_array_get(json_object_get(doc, "targets"), 0);
 	label = str_at(doc, "label");
-	nfs = fs_devices(doc, fsdevs, sizeof(fsdevs));
+	fs_count = fs_devices(doc, fsdevs, sizeof(fsdevs));
 	snprintf(target, sizeof(target), "%s%s%s", str_at(t, "fstype"),
 	    *str_at(t, "options") ? " " : "", str_at(t, "options"));
 	r->path = xstrdup(name);
 	r->label = xstrdup(*label ? label : basename_of(name));
 	r->kind = xstrdup(str_at(doc, "kind"));
 	r->archive = xstrdup(str_at(wl, "archive"));
-	r->archive_bytes = (uint64_t)num_or0(wl, "bytes");
-	r->archive_entries = (uint64_t)num_or0(wl, "entries");
+	r->archive_bytes = to_u64(num_or0(wl, "bytes"));
+	r->archive_entries = to_u64(num_or0(wl, "entries"));
 	r->probe = xstrdup(str_at(json_object_get(doc, "probe"), "name"));
 	r->resolution =
 	    xstrdup(str_at(json_object_get(doc, "probe"), "resolution"));
@@ -459,7 +471,7 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 		if (strcmp(str_at(run, "status"), "ok") != 0)
 			continue;
 		r->runs_ok++;
-		if (reduce_run(r, run, fsdevs, nfs) == -1)
+		if (reduce_run(r, run, fsdevs, fs_count) == -1)
 			goto nomem;
 	}
 	if (r->runs == 0) {
@@ -822,9 +834,8 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
 				    "against %zu are too few to test (the "
 				    "smallest p they allow is %.3g, not below "
 				    "%g): use 4 or more runs each",
-				    gate->spec, c->result[0]->runs_ok,
-				    c->result[i]->runs_ok, cell->pmin,
-				    c->opts.alpha);
+				    gate->spec, row->cell[0].sum.n, cell->sum.n,
+				    cell->pmin, c->opts.alpha);
 				return -1;
 			}
 			if (!cell->ratio_valid) {

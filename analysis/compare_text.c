@@ -194,7 +194,7 @@ static void
 print_verdicts(const struct cmp *c, FILE *fp, int all)
 {
 	for (size_t i = 1; i < c->nresult; i++) {
-		size_t same = 0, few = 0, changed = 0;
+		size_t same = 0, few = 0, changed = 0, fa = 0, fb = 0;
 		double pmin = 1;
 
 		fprintf(fp, "%c %s against A %s:\n", (int)('A' + i % 26),
@@ -209,6 +209,8 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			if (cell->verdict == CMP_TOO_FEW) {
 				few++;
 				pmin = cell->pmin;
+				fa = row->cell[0].sum.n;
+				fb = cell->sum.n;
 				continue;
 			}
 			if (cell->verdict != CMP_CHANGED) {
@@ -246,10 +248,11 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			    (double)(changed + same) * c->opts.alpha);
 		if (few > 0)
 			fprintf(fp,
-			    "  too few runs to test: %zu against %zu "
+			    "  too few runs to test%s: %zu against %zu "
 			    "runs cannot give p below %.3g\n",
-			    c->result[0]->runs_ok, c->result[i]->runs_ok, pmin);
-		else if (changed == 0)
+			    changed + same > 0 ? " for some metrics" : "", fa,
+			    fb, pmin);
+		if (changed == 0 && same > 0 && few == 0)
 			fprintf(fp, "  no significant change\n");
 		else if (same > 0)
 			fprintf(fp,

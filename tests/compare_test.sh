@@ -285,6 +285,20 @@ nfs_body()
 	    "$fx/nfs_small.json"
 }
 
+atf_test_case odd_values
+odd_values_head()
+{
+	atf_set descr "a result with wrong types, out-of-range numbers and an empty device name is read without harm"
+}
+odd_values_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/odd.json"
+	grep -q "1 of 5 runs failed" out || atf_fail "the run that is not a run is not counted failed"
+	grep -q 'too few runs to test for some metrics: 5 against 2' out ||
+	    atf_fail "metrics missing from some runs are not told apart"
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case significant
@@ -298,4 +312,5 @@ atf_init_test_cases()
 	atf_add_test_case svg
 	atf_add_test_case report_svg
 	atf_add_test_case nfs
+	atf_add_test_case odd_values
 }
