@@ -11,6 +11,9 @@
 
 int cmd_tar(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_dd(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 
 /* Prints the synopsis of every command to stderr (usage errors). */
 void usage_synopsis(void);

@@ -15,6 +15,7 @@ static const struct {
 	int (*fn)(int, char **);
 } commands[] = {
 	{"report", cmd_report},
+	{"dd", cmd_dd},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -22,7 +23,11 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
     "                 [--keep] archive dir\n"
-    "       ubcreplay report file\n";
+    "       ubcreplay report file\n"
+    "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
+    "                    [iflag=direct] [oflag=direct]\n";
 
 void
 usage_synopsis(void)
