@@ -16,6 +16,8 @@ static const struct {
 } commands[] = {
 	{"report", cmd_report},
 	{"dd", cmd_dd},
+	{"sweep", cmd_sweep},
+	{"matrix", cmd_matrix},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -27,7 +29,17 @@ static const char synopsis[] =
     "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
     "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
-    "                    [iflag=direct] [oflag=direct]\n";
+    "                    [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay sweep --bs n[,n...] [--size n] [--cold] [-q]\n"
+    "                       [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                       [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                       if=file [of=file] [skip=n] [iflag=direct]\n"
+    "                       [oflag=direct]\n"
+    "       ubcreplay matrix --from file[,file...] --to file[,file...]\n"
+    "                        [--size n] [-q] [-i interval] [-l label]\n"
+    "                        [-n runs] [-o file] [-p probe] [--drop-caches]\n"
+    "                        [--ntp host[:port]] [bs=n] [iflag=direct]\n"
+    "                        [oflag=direct]\n";
 
 void
 usage_synopsis(void)
