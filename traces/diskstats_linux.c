@@ -26,8 +26,8 @@
 #define SECTOR_BYTES 512
 
 int
-diskstats_parse(const char *line, struct devstats *out, char *err,
-    size_t errlen)
+diskstats_parse(
+    const char *line, struct devstats *out, char *err, size_t errlen)
 {
 	uint64_t f[20];
 	const char *s = line;
@@ -55,10 +55,17 @@ diskstats_parse(const char *line, struct devstats *out, char *err,
 			s++;
 		if (*s == '\n' || *s == '\0')
 			break;
+		/* strtoull would take a sign; counters have none. */
+		if (*s < '0' || *s > '9') {
+			snprintf(err, errlen, "field %d is not a number",
+			    n + skip + 1);
+			return -1;
+		}
 		errno = 0;
 		f[n] = strtoull(s, &end, 10);
-		if (end == s || errno != 0 || (*end != ' ' && *end != '\t' &&
-		    *end != '\n' && *end != '\0')) {
+		if (end == s || errno != 0 ||
+		    (*end != ' ' && *end != '\t' && *end != '\n' &&
+		        *end != '\0')) {
 			snprintf(err, errlen, "field %d is not a number",
 			    n + skip + 1);
 			return -1;
@@ -99,8 +106,8 @@ diskstats_parse(const char *line, struct devstats *out, char *err,
 
 struct dev {
 	int fd;
-	struct devstats base;	/* at the last mark */
-	struct devstats prev;	/* at the last tick */
+	struct devstats base; /* at the last mark */
+	struct devstats prev; /* at the last tick */
 	struct hist means[DIR_N];
 };
 
@@ -157,7 +164,7 @@ ds_open(struct probe *p, char *err, size_t errlen)
 		ds->ndev++;
 		/* The first reading is the base of every delta. */
 		if (readdev(&t->dev[i], &ds->dev[i], &ds->dev[i].base, err,
-		    errlen) == -1) {
+		        errlen) == -1) {
 			p->priv = ds;
 			ds_close(p);
 			p->priv = NULL;
@@ -238,10 +245,10 @@ ds_close(struct probe *p)
 }
 
 const struct probe_ops probe_diskstats_ops = {
-	.name = "diskstats",
-	.resolution = PROBE_INTERVAL,
-	.open = ds_open,
-	.tick = ds_tick,
-	.mark = ds_mark,
-	.close = ds_close,
+    .name = "diskstats",
+    .resolution = PROBE_INTERVAL,
+    .open = ds_open,
+    .tick = ds_tick,
+    .mark = ds_mark,
+    .close = ds_close,
 };

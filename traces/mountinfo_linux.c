@@ -124,7 +124,8 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		}
 		if (ma != major || mi != minor)
 			continue;
-		/* Bind mounts share a device: the deepest enclosing one wins. */
+		/* Bind mounts share a device: the deepest enclosing one wins.
+		 */
 		if ((plen = prefix_len(mp, realdir)) == 0 || plen < best)
 			continue;
 		best = plen;

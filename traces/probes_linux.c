@@ -9,6 +9,6 @@
 extern const struct probe_ops probe_diskstats_ops;
 
 const struct probe_ops *const probe_table[] = {
-	&probe_diskstats_ops,
-	NULL,
+    &probe_diskstats_ops,
+    NULL,
 };
