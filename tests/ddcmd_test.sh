@@ -4,15 +4,7 @@
 # read by the test around the run, chronyd on loopback for lossage. Loop
 # devices and chronyd need root; without it those cases skip and say so.
 
-# Every body starts with this: atf_check runs programs, not functions.
-init() {
-	UBC=$(atf_config_get top)/ubcreplay
-}
-
-require_root() {
-	[ "$(id -u)" -eq 0 ] || atf_skip "needs root (loop devices)"
-	command -v losetup >/dev/null || atf_skip "losetup is not installed"
-}
+. "$(atf_get_srcdir)/../../tests/lib.sh"
 
 # Makes a loop device over a file of $2 MiB of random bytes; its name is
 # kept in the file named $1 so that the cleanup finds it.
@@ -58,14 +50,13 @@ copy_matches_dd_head() {
 	atf_set "require.progs" "python3 cmp dd"
 }
 copy_matches_dd_body() {
-	init
-	require_root
+	require_root "loop devices"
 	src=$(mkloop loop1 16)
 	dst=$(mkloop loop2 16)
 	name=${src#/dev/}
 
 	# Buffered, with skip, into a fresh file.
-	atf_check -s exit:0 -o ignore -e ignore "$UBC" dd -q if="$src" \
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" dd -q if="$src" \
 	    of=a bs=64k count=100 skip=3
 	dd if="$src" of=b bs=64k count=100 skip=3 2>/dev/null
 	atf_check cmp a b
@@ -73,13 +64,13 @@ copy_matches_dd_body() {
 	# With seek, into a file that has data before and after.
 	head -c 3000000 /dev/urandom >c
 	cp c d
-	atf_check -s exit:0 -o ignore -e ignore "$UBC" dd -q if="$src" of=c \
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" dd -q if="$src" of=c \
 	    bs=4k count=33 seek=7
 	dd if="$src" of=d bs=4k count=33 seek=7 2>/dev/null
 	atf_check cmp c d
 
 	# Odd sizes: a partial last record, dd's closing lines alike.
-	atf_check -s exit:0 -o ignore -e save:ubc.err "$UBC" dd if=c of=e bs=1000
+	atf_check -s exit:0 -o ignore -e save:ubc.err "$ubc" dd if=c of=e bs=1000
 	dd if=c of=f bs=1000 2>dd.err
 	atf_check cmp e f
 	atf_check -o save:ubc.rec head -2 ubc.err
@@ -90,7 +81,7 @@ copy_matches_dd_body() {
 	# result says it read is what diskstats says, counted by the test.
 	set -- $(devbytes "$src")
 	before=$1
-	atf_check -s exit:0 -o ignore -e ignore "$UBC" dd -q -o r.json \
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" dd -q -o r.json \
 	    if="$src" of=/dev/null bs=64k count=50 iflag=direct
 	set -- $(devbytes "$src")
 	delta=$(($1 - before))
@@ -101,7 +92,7 @@ copy_matches_dd_body() {
 	# Writes to a device, buffered: the sync phase brings them out.
 	set -- $(devbytes "$dst")
 	before=$2
-	atf_check -s exit:0 -o ignore -e ignore "$UBC" dd -q -o w.json \
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" dd -q -o w.json \
 	    if=/dev/zero of="$dst" bs=64k count=64
 	set -- $(devbytes "$dst")
 	delta=$(($2 - before))
@@ -122,12 +113,11 @@ direct_sweep_head() {
 	atf_set "require.progs" "python3"
 }
 direct_sweep_body() {
-	init
-	require_root
+	require_root "loop devices"
 	src=$(mkloop loop1 8)
 	name=${src#/dev/}
 	maxkb=$(cat "/sys/block/$name/queue/max_sectors_kb")
-	atf_check -s exit:0 -o save:table -e ignore "$UBC" sweep -o s.json \
+	atf_check -s exit:0 -o save:table -e ignore "$ubc" sweep -o s.json \
 	    --bs 512,4k,16k,64k --size 4m if="$src" iflag=direct
 	python3 - s.json "$name" "$maxkb" <<'EOF' || atf_fail "see stderr"
 import json, sys
@@ -158,7 +148,6 @@ cold_sweep_head() {
 	atf_set "descr" "--cold says how it makes the cache cold"
 }
 cold_sweep_body() {
-	init
 	head -c 1048576 /dev/urandom >src
 	if [ "$(id -u)" -eq 0 ]; then
 		want="dropping the page cache"
@@ -166,14 +155,14 @@ cold_sweep_body() {
 		want="direct I/O"
 	fi
 	atf_check -s exit:0 -o match:"cold" -e match:"$want" \
-	    "$UBC" sweep --cold --bs 4k,64k --size 1m if=src
+	    "$ubc" sweep --cold --bs 4k,64k --size 1m if=src
 }
 
 # chronyd serving its own clock (-x: it never touches the system clock) as
 # a local stratum 10 reference on loopback and a high port.
 start_chronyd() {
-	command -v chronyd >/dev/null || atf_skip "chronyd is not installed"
-	[ "$(id -u)" -eq 0 ] || atf_skip "chronyd needs root"
+	require_prog chronyd
+	require_root "chronyd binds as root"
 	port=$((20000 + $$ % 20000))
 	cat >chrony.conf <<EOF
 port $port
@@ -202,11 +191,10 @@ lossage_chronyd_head() {
 	atf_set "require.progs" "python3"
 }
 lossage_chronyd_body() {
-	init
 	start_chronyd
 	# chronyd answers once it has read its configuration.
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		"$UBC" dd -q -o r.json -n 3 --ntp "$server" if=/dev/zero \
+		"$ubc" dd -q -o r.json -n 3 --ntp "$server" if=/dev/zero \
 		    of=/dev/null bs=64k count=256 2>err && ! grep -q lossage err &&
 		    break
 		sleep 0.5
@@ -235,7 +223,7 @@ for r in doc["runs"]:
         bad = 1
 sys.exit(bad)
 EOF
-	atf_check -o match:'lossage [+-]0\.00' "$UBC" report r.json
+	atf_check -o match:'lossage [+-]0\.00' "$ubc" report r.json
 }
 lossage_chronyd_cleanup() {
 	stop_chronyd
@@ -248,7 +236,6 @@ ntp_no_answer_head() {
 	atf_set "require.progs" "python3"
 }
 ntp_no_answer_body() {
-	init
 	# A UDP socket that is never read, for as long as the test needs.
 	python3 -c '
 import socket, sys, time
@@ -261,7 +248,7 @@ time.sleep(60)' >port &
 	while [ ! -s port ]; do sleep 0.1; done
 	atf_check -s exit:0 -o ignore \
 	    -e match:"no answer from NTP server '127.0.0.1:$(cat port)'" \
-	    "$UBC" dd -o r.json --ntp "127.0.0.1:$(cat port)" if=/dev/zero \
+	    "$ubc" dd -o r.json --ntp "127.0.0.1:$(cat port)" if=/dev/zero \
 	    of=/dev/null count=10
 	atf_check -o inline:'ok failed\n' python3 -c '
 import json
@@ -279,7 +266,7 @@ refused() {
 	msg=$1
 	shift
 	rm -f r.json out
-	atf_check -s exit:1 -o empty -e match:"$msg" "$UBC" "$@" -o r.json
+	atf_check -s exit:1 -o empty -e match:"$msg" "$ubc" "$@" -o r.json
 	[ ! -e r.json ] || atf_fail "$*: a result was written"
 	[ ! -e out ] || atf_fail "$*: the destination was written"
 	[ -z "$(ls r.json.tmp.* 2>/dev/null)" ] ||
@@ -291,7 +278,6 @@ bad_input_head() {
 	atf_set "descr" "bad input: a clear message, exit 1, nothing written"
 }
 bad_input_body() {
-	init
 	mkdir adir
 	echo data >src
 	refused "unknown operand 'conv=sync'" dd if=src of=out conv=sync
@@ -321,9 +307,8 @@ matrix_skips_head() {
 	atf_set "descr" "a matrix runs every sensible pair and skips the rest"
 }
 matrix_skips_body() {
-	init
 	head -c 200000 /dev/urandom >a
-	atf_check -s exit:0 -o save:table -e ignore "$UBC" matrix \
+	atf_check -s exit:0 -o save:table -e ignore "$ubc" matrix \
 	    --from /dev/zero,a,/dev/null --to /dev/null,b,a --size 64k
 	atf_check -o match:'^DD FROM +TO +XFER TIME +RATE +LOSSAGE' cat table
 	atf_check -o match:'^a +a +\(skipped: a file onto itself\)' cat table

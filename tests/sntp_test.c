@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../traces/sntp.h"
+#include "testlib.h"
 
 struct exchange {
 	unsigned char request[SNTP_PACKET_BYTES];
@@ -40,20 +41,13 @@ unhex(const char *hex, unsigned char *out, size_t len)
 static void
 load(const atf_tc_t *tc, struct exchange *x)
 {
-	char path[4096], key[32], val[256];
-	int seen = 0;
-	FILE *f;
+	char *text = tl_read(tc, "fixtures/sntp_test/chronyd.txt");
+	char key[32], val[256];
+	const char *p = text;
+	int seen = 0, used;
 
-	/* run.sh names the tree as "top"; by hand, the program is in it. */
-	if (atf_tc_has_config_var(tc, "top"))
-		snprintf(path, sizeof(path), "%s/fixtures/sntp_test/"
-		    "chronyd.txt", atf_tc_get_config_var(tc, "top"));
-	else
-		snprintf(path, sizeof(path), "%s/../../fixtures/sntp_test/"
-		    "chronyd.txt", atf_tc_get_config_var(tc, "srcdir"));
-	if ((f = fopen(path, "r")) == NULL)
-		atf_tc_fail("cannot open '%s'", path);
-	while (fscanf(f, "%31s %255s", key, val) == 2) {
+	while (sscanf(p, "%31s %255s%n", key, val, &used) == 2) {
+		p += used;
 		if (strcmp(key, "request") == 0)
 			unhex(val, x->request, sizeof(x->request));
 		else if (strcmp(key, "reply") == 0)
@@ -70,8 +64,8 @@ load(const atf_tc_t *tc, struct exchange *x)
 			continue;
 		seen++;
 	}
-	fclose(f);
-	ATF_REQUIRE_EQ_MSG(seen, 6, "'%s' has %d of 6 keys", path, seen);
+	free(text);
+	ATF_REQUIRE_EQ_MSG(seen, 6, "chronyd.txt has %d of 6 keys", seen);
 }
 
 static uint64_t
