@@ -38,11 +38,10 @@ static const struct option longopts[] = {
 };
 
 static const char matrix_usage[] =
-    "usage: ubcreplay matrix --from file[,file...] --to file[,file...]\n"
-    "                        [--size n] [-q] [-i interval] [-l label]\n"
-    "                        [-n runs] [-o file] [-p probe] [--drop-caches]\n"
-    "                        [--ntp host[:port]] [bs=n] [iflag=direct]\n"
-    "                        [oflag=direct]\n";
+    "usage: ubcreplay matrix --from files --to files [--size n] [-q]\n"
+    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n";
 
 /* Splits a comma list in place into at most MATRIX_MAX_ENDS paths. */
 static int

@@ -34,11 +34,10 @@ static const struct option longopts[] = {
 };
 
 static const char sweep_usage[] =
-    "usage: ubcreplay sweep --bs n[,n...] [--size n] [--cold] [-q]\n"
-    "                       [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                       [-p probe] [--drop-caches] [--ntp host[:port]]\n"
-    "                       if=file [of=file] [skip=n] [iflag=direct]\n"
-    "                       [oflag=direct]\n";
+    "usage: ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
+    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
+    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
+    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n";
 
 /* "512,4k,64k" into sizes; warns and returns -1 on a bad one. */
 static int

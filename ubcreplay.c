@@ -30,16 +30,14 @@ static const char synopsis[] =
     "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
     "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
     "                    [iflag=direct] [oflag=direct]\n"
-    "       ubcreplay sweep --bs n[,n...] [--size n] [--cold] [-q]\n"
-    "                       [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                       [-p probe] [--drop-caches] [--ntp host[:port]]\n"
-    "                       if=file [of=file] [skip=n] [iflag=direct]\n"
-    "                       [oflag=direct]\n"
-    "       ubcreplay matrix --from file[,file...] --to file[,file...]\n"
-    "                        [--size n] [-q] [-i interval] [-l label]\n"
-    "                        [-n runs] [-o file] [-p probe] [--drop-caches]\n"
-    "                        [--ntp host[:port]] [bs=n] [iflag=direct]\n"
-    "                        [oflag=direct]\n";
+    "       ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
+    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
+    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
+    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay matrix --from files --to files [--size n] [-q]\n"
+    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n";
 
 void
 usage_synopsis(void)
