@@ -93,8 +93,10 @@ merge_targets(struct ddrun *r, char *err, size_t errlen)
 		    "on the devices of '%s', listed with it", src->path);
 	dst->ndev = keep;
 	if (src->ndev + dst->ndev > DEVSTATS_MAXDEV) {
-		snprintf(err, errlen, "'%s' and '%s' are on more than %d "
-		    "devices", src->path, dst->path, DEVSTATS_MAXDEV);
+		snprintf(err, errlen,
+		    "'%s' and '%s' are on more than %d "
+		    "devices",
+		    src->path, dst->path, DEVSTATS_MAXDEV);
 		return -1;
 	}
 	r->probe_target = *src;
@@ -121,7 +123,7 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 	if ((r->shared = replay_dd_counts_new(err, errlen)) == NULL)
 		return -1;
 	if ((r->probe = probe_open(o->probe, &r->probe_target, o->interval_ns,
-	    err, errlen)) == NULL) {
+	         err, errlen)) == NULL) {
 		ddrun_close(r);
 		return -1;
 	}
@@ -172,7 +174,7 @@ phase(struct ddrun *r, const char *name, replay_fn fn, void *arg,
 	const struct rusage *ru = &out.ru;
 
 	if (replay_child(fn, arg, r->o->interval_ns, tick, r->probe, &out, err,
-	    errlen) == -1)
+	        errlen) == -1)
 		return -1;
 	p->name = name;
 	p->failed = out.report.failed;
@@ -204,8 +206,11 @@ sync_dest(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd == -1)
-		return errno == ENOENT ? 0 : (snprintf(err, errlen,
-		    "cannot open '%s': %s", path, strerror(errno)), -1);
+		return errno == ENOENT
+		    ? 0
+		    : (snprintf(err, errlen, "cannot open '%s': %s", path,
+		           strerror(errno)),
+		          -1);
 	if (fsync(fd) == -1 && errno != EINVAL && errno != EROFS) {
 		snprintf(err, errlen, "cannot fsync '%s': %s", path,
 		    strerror(errno));
@@ -283,10 +288,11 @@ ddrun_workload_json(const struct ddrun *r)
 
 	return json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:b,s:b,s:b,s:s?}", "if",
 	    dd->in, "of", dd->out, "bs_bytes", (json_int_t)dd->bs_bytes,
-	    "count", dd->have_count ? json_integer((json_int_t)dd->count) :
-	    json_null(), "skip", (json_int_t)dd->skip, "seek",
-	    (json_int_t)dd->seek, "iflag_direct", dd->idirect, "oflag_direct",
-	    dd->odirect, "drop_caches", r->o->drop_caches, "ntp", r->o->ntp);
+	    "count",
+	    dd->have_count ? json_integer((json_int_t)dd->count) : json_null(),
+	    "skip", (json_int_t)dd->skip, "seek", (json_int_t)dd->seek,
+	    "iflag_direct", dd->idirect, "oflag_direct", dd->odirect,
+	    "drop_caches", r->o->drop_caches, "ntp", r->o->ntp);
 }
 
 static json_t *
@@ -303,7 +309,10 @@ static json_t *
 lossage_json(const struct sntp_lossage *l)
 {
 	return json_pack("{s:s?,s:s,s:s?,s:o,s:o,s:o,s:I}", "server", l->server,
-	    "status", l->server == NULL ? "none" : l->ok ? "ok" : "failed",
+	    "status",
+	    l->server == NULL ? "none"
+	        : l->ok       ? "ok"
+	                      : "failed",
 	    "error", l->server != NULL && !l->ok ? l->error : NULL, "before",
 	    sample_json(&l->before, l->have_before), "after",
 	    sample_json(&l->after, l->have_after), "lossage_ns",
@@ -327,8 +336,10 @@ counts_json(const struct ddrun *r, size_t i)
 	    (json_int_t)c->full_out, "records_out_partial",
 	    (json_int_t)c->partial_out, "bytes", (json_int_t)c->bytes_out,
 	    "copy_ns", (json_int_t)c->copy_ns, "xfer_ns", (json_int_t)xfer,
-	    "rate_bytes_per_s", c->copy_ns > 0 ?
-	    (json_int_t)((double)c->bytes_out * 1e9 / (double)c->copy_ns) : 0,
+	    "rate_bytes_per_s",
+	    c->copy_ns > 0
+	        ? (json_int_t)((double)c->bytes_out * 1e9 / (double)c->copy_ns)
+	        : 0,
 	    "closing", replay_dd_closing(c, buf, sizeof(buf)));
 }
 
@@ -337,16 +348,16 @@ spread_json(const int64_t *v, size_t n)
 {
 	struct spread s = stats_spread(v, n);
 
-	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median,
-	    "min", (json_int_t)s.min, "max", (json_int_t)s.max);
+	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median, "min",
+	    (json_int_t)s.min, "max", (json_int_t)s.max);
 }
 
 /* Over the ok runs: dd's own figures and the lossage, median min max. */
 static json_t *
 dd_summary_json(const struct ddrun *r, json_t *runs)
 {
-	static const char *const key[] = {"copy_ns", "xfer_ns",
-	    "rate_bytes_per_s"};
+	static const char *const key[] = {
+	    "copy_ns", "xfer_ns", "rate_bytes_per_s"};
 	int64_t *v = calloc(r->nrun + 1, sizeof(*v));
 	json_t *o = json_object(), *run;
 	size_t n, i;
@@ -355,7 +366,7 @@ dd_summary_json(const struct ddrun *r, json_t *runs)
 		return o;
 	for (size_t k = 0; k < 3; k++) {
 		n = 0;
-		json_array_foreach(runs, i, run)
+		json_array_foreach (runs, i, run)
 			if (strcmp(r->runs[i].status, "ok") == 0)
 				v[n++] = json_integer_value(json_object_get(
 				    json_object_get(run, "dd"), key[k]));
@@ -363,11 +374,10 @@ dd_summary_json(const struct ddrun *r, json_t *runs)
 	}
 	n = 0;
 	for (i = 0; i < r->nrun; i++)
-		if (strcmp(r->runs[i].status, "ok") == 0 &&
-		    r->extra[i].loss.ok)
+		if (strcmp(r->runs[i].status, "ok") == 0 && r->extra[i].loss.ok)
 			v[n++] = r->extra[i].loss.lossage_ns;
-	json_object_set_new(o, "lossage_ns", n > 0 ? spread_json(v, n) :
-	    json_null());
+	json_object_set_new(
+	    o, "lossage_ns", n > 0 ? spread_json(v, n) : json_null());
 	n = 0;
 	for (i = 0; i < r->nrun; i++)
 		if (strcmp(r->runs[i].status, "ok") == 0)
@@ -388,8 +398,9 @@ ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 
 	for (i = 0; i < r->nrun; i++)
 		if (strcmp(r->runs[i].status, "ok") != 0)
-			status = strcmp(r->runs[i].status, "interrupted") == 0 ?
-			    "interrupted" : "failed";
+			status = strcmp(r->runs[i].status, "interrupted") == 0
+			    ? "interrupted"
+			    : "failed";
 	memset(&res, 0, sizeof(res));
 	res.kind = kind;
 	res.label = label;
@@ -405,13 +416,13 @@ ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 	if ((doc = result_json(&res)) == NULL)
 		return NULL;
 	runs = json_object_get(doc, "runs");
-	json_array_foreach(runs, i, run) {
+	json_array_foreach (runs, i, run) {
 		json_object_set_new(run, "dd", counts_json(r, i));
-		json_object_set_new(run, "lossage",
-		    lossage_json(&r->extra[i].loss));
+		json_object_set_new(
+		    run, "lossage", lossage_json(&r->extra[i].loss));
 	}
-	json_object_set_new(json_object_get(doc, "summary"), "dd",
-	    dd_summary_json(r, runs));
+	json_object_set_new(
+	    json_object_get(doc, "summary"), "dd", dd_summary_json(r, runs));
 	return doc;
 }
 
@@ -436,8 +447,10 @@ ddrun_medians(const struct ddrun *r, struct ddrun_medians *m)
 			xfer += run->phase[k].elapsed_ns;
 		v[0][m->ok] = x->counts.copy_ns;
 		v[1][m->ok] = xfer;
-		v[2][m->ok] = x->counts.copy_ns > 0 ? (int64_t)((double)
-		    x->counts.bytes_out * 1e9 / (double)x->counts.copy_ns) : 0;
+		v[2][m->ok] = x->counts.copy_ns > 0
+		    ? (int64_t)((double)x->counts.bytes_out * 1e9 /
+		          (double)x->counts.copy_ns)
+		    : 0;
 		v[3][m->ok] = x->loss.realtime_drift_ns;
 		m->ok++;
 		if (x->loss.ok)
@@ -470,8 +483,10 @@ ddrun_close(struct ddrun *r)
 /* `ubcreplay dd` itself. */
 
 static const struct option longopts[] = {
-	DDRUN_LONGOPTS,
-	{NULL, 0, NULL, 0},
+    {"drop-caches", no_argument, NULL, DDOPT_DROP},
+    {"ntp", required_argument, NULL, DDOPT_NTP},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char dd_usage[] =
@@ -510,14 +525,15 @@ parse_interval(const char *s, int64_t *ns)
  * c was one of them, 0 when not, -1 when its value is bad (warned).
  */
 int
-ddrun_option(int c, const char *arg, struct ddrun_opts *o,
-    const char **label, const char **output)
+ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
+    const char **output)
 {
 	switch (c) {
 	case 'i':
 		if (parse_interval(arg, &o->interval_ns) == -1) {
 			warnx("interval '%s' is not a time between 1ms and 1h "
-			    "(e.g. 100ms, 1s)", arg);
+			      "(e.g. 100ms, 1s)",
+			    arg);
 			return -1;
 		}
 		return 1;
@@ -544,7 +560,7 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o,
 		char host[256], port[16], err[256];
 
 		if (sntp_parse_server(arg, host, sizeof(host), port,
-		    sizeof(port), err, sizeof(err)) == -1) {
+		        sizeof(port), err, sizeof(err)) == -1) {
 			warnx("%s", err);
 			return -1;
 		}
@@ -574,14 +590,16 @@ ddrun_finish(json_t *doc, const char *output, int quiet, int status)
 		warnx("cannot build the result: out of memory");
 		return EXIT_FAILURE;
 	}
-	if (output != NULL && result_write(doc, output, err, sizeof(err)) ==
-	    -1) {
+	if (output != NULL &&
+	    result_write(doc, output, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		status = EXIT_FAILURE;
 	}
 	if (!quiet)
-		report_text(doc, output != NULL && strcmp(output, "-") == 0 ?
-		    stderr : stdout, 0);
+		report_text(doc,
+		    output != NULL && strcmp(output, "-") == 0 ? stderr
+		                                               : stdout,
+		    0);
 	json_decref(doc);
 	return status;
 }
@@ -614,8 +632,8 @@ cmd_dd(int argc, char **argv)
 	o.closing = 1;
 	replay_dd_init(&dd);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
+	    -1) {
 		int rv;
 
 		if (c == 'h') {
@@ -635,8 +653,8 @@ cmd_dd(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	if (dd.in == NULL || dd.out == NULL) {
-		warnx("missing operand %s", dd.in == NULL ? "if=FILE" :
-		    "of=FILE");
+		warnx("missing operand %s",
+		    dd.in == NULL ? "if=FILE" : "of=FILE");
 		fputs(dd_usage, stderr);
 		return EXIT_USAGE;
 	}

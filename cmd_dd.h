@@ -24,7 +24,7 @@
 #include "traces/sntp.h"
 #include "traces/traces.h"
 
-#define DDRUN_MAX_RUNS 1000
+#define DDRUN_MAX_RUNS       1000
 #define DDRUN_NTP_TIMEOUT_NS 2000000000LL
 
 /* The options every dd command takes besides dd's operands. */
@@ -33,9 +33,9 @@ struct ddrun_opts {
 	int64_t interval_ns;
 	const char *probe;
 	int drop_caches;
-	const char *ntp;	/* HOST[:PORT] or NULL */
+	const char *ntp; /* HOST[:PORT] or NULL */
 	int quiet;
-	int closing;		/* print dd's closing lines on stderr */
+	int closing; /* print dd's closing lines on stderr */
 };
 
 /* What one run adds to the common result: dd's counts and the lossage. */
@@ -55,7 +55,7 @@ struct ddrun {
 	struct target t[2];
 	struct target probe_target;
 	struct probe *probe;
-	struct replay_dd_counts *shared;	/* the child writes here */
+	struct replay_dd_counts *shared; /* the child writes here */
 	struct devstats between[DEVSTATS_MAXDEV];
 	size_t nrun;
 	struct run_result *runs;
@@ -67,12 +67,11 @@ struct ddrun {
 int ddrun_parse_runs(const char *s, int *runs);
 int ddrun_parse_probe(const char *s);
 
-/* The long options the dd commands share, as getopt_long returns them. */
+/*
+ * The long options the dd commands share (--drop-caches, --ntp, --help),
+ * as getopt_long returns them; each command lists them in its table.
+ */
 enum { DDOPT_DROP = 256, DDOPT_NTP, DDOPT_FIRST_FREE };
-#define DDRUN_LONGOPTS \
-	{"drop-caches", no_argument, NULL, DDOPT_DROP}, \
-	{"ntp", required_argument, NULL, DDOPT_NTP}, \
-	{"help", no_argument, NULL, 'h'}
 #define DDRUN_SHORTOPTS "hi:l:n:o:p:q"
 
 void ddrun_opts_init(struct ddrun_opts *o);
@@ -107,8 +106,8 @@ int ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 int ddrun_run(struct ddrun *r, char *err, size_t errlen);
 
 /* The runs as a result document of kind (dd, sweep, matrix). */
-json_t *ddrun_json(const struct ddrun *r, const char *kind,
-    const char *label, json_t *workload);
+json_t *ddrun_json(const struct ddrun *r, const char *kind, const char *label,
+    json_t *workload);
 
 /* The workload object of one transfer, as docs/json.md describes it. */
 json_t *ddrun_workload_json(const struct ddrun *r);

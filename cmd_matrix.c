@@ -23,18 +23,20 @@
 #include "cmd.h"
 #include "cmd_dd.h"
 
-#define MATRIX_MAX_ENDS 16
+#define MATRIX_MAX_ENDS    16
 #define DEFAULT_SIZE_BYTES (64ULL << 20)
-#define DEFAULT_BS_BYTES (64ULL << 10)
+#define DEFAULT_BS_BYTES   (64ULL << 10)
 
 enum { OPT_FROM = DDOPT_FIRST_FREE, OPT_TO, OPT_SIZE };
 
 static const struct option longopts[] = {
-	DDRUN_LONGOPTS,
-	{"from", required_argument, NULL, OPT_FROM},
-	{"to", required_argument, NULL, OPT_TO},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{NULL, 0, NULL, 0},
+    {"drop-caches", no_argument, NULL, DDOPT_DROP},
+    {"ntp", required_argument, NULL, DDOPT_NTP},
+    {"help", no_argument, NULL, 'h'},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {NULL, 0, NULL, 0},
 };
 
 static const char matrix_usage[] =
@@ -51,7 +53,7 @@ split(const char *opt, char *arg, char **v, size_t *n)
 
 	*n = 0;
 	for (tok = strtok_r(arg, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (*n == MATRIX_MAX_ENDS) {
 			warnx("%s: more than %d files", opt, MATRIX_MAX_ENDS);
 			return -1;
@@ -74,7 +76,7 @@ senseless(const char *from, const char *to, char *why, size_t len)
 	char err[256];
 
 	if (stat(from, &fs) == -1)
-		return NULL;	/* the check names what is wrong */
+		return NULL; /* the check names what is wrong */
 	if (S_ISCHR(fs.st_mode) && major(fs.st_rdev) == 1 &&
 	    minor(fs.st_rdev) == 3)
 		return "/dev/null reads nothing";
@@ -85,13 +87,15 @@ senseless(const char *from, const char *to, char *why, size_t len)
 		return "a device onto itself";
 	if (fs.st_dev == ts.st_dev && fs.st_ino == ts.st_ino)
 		return "a file onto itself";
-	if (S_ISBLK(ts.st_mode) && target_resolve_node(from, &ft, err,
-	    sizeof(err)) == 0)
+	if (S_ISBLK(ts.st_mode) &&
+	    target_resolve_node(from, &ft, err, sizeof(err)) == 0)
 		for (size_t i = 0; i < ft.ndev; i++)
 			if (ft.dev[i].major == major(ts.st_rdev) &&
 			    ft.dev[i].minor == minor(ts.st_rdev)) {
-				snprintf(why, len, "%s is on %s: the copy would "
-				    "overwrite its source", from, to);
+				snprintf(why, len,
+				    "%s is on %s: the copy would "
+				    "overwrite its source",
+				    from, to);
 				return why;
 			}
 	return NULL;
@@ -108,13 +112,13 @@ pair_json(const char *from, const char *to, json_t *doc, const char *skip,
 	    "probe", "runs", "between_runs", "summary"};
 
 	for (size_t i = 0; doc != NULL && i < sizeof(keep) / sizeof(keep[0]);
-	    i++)
+	     i++)
 		if (json_object_get(doc, keep[i]) != NULL)
-			json_object_set(p, keep[i],
-			    json_object_get(doc, keep[i]));
+			json_object_set(
+			    p, keep[i], json_object_get(doc, keep[i]));
 	if (doc == NULL)
-		json_object_set_new(p, "status", json_string(skip != NULL ?
-		    "skipped" : "failed"));
+		json_object_set_new(p, "status",
+		    json_string(skip != NULL ? "skipped" : "failed"));
 	return p;
 }
 
@@ -136,8 +140,8 @@ cmd_matrix(int argc, char **argv)
 	replay_dd_init(&dd);
 	dd.bs_bytes = DEFAULT_BS_BYTES;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
+	    -1) {
 		int rv;
 
 		switch (c) {
@@ -151,10 +155,12 @@ cmd_matrix(int argc, char **argv)
 			toarg = optarg;
 			continue;
 		case OPT_SIZE:
-			if (replay_dd_parse_size(optarg, &size_bytes, err,
-			    sizeof(err)) == -1 || size_bytes == 0) {
-				warnx("--size: %s", size_bytes == 0 ?
-				    "must be at least 1 byte" : err);
+			if (replay_dd_parse_size(
+			        optarg, &size_bytes, err, sizeof(err)) == -1 ||
+			    size_bytes == 0) {
+				warnx("--size: %s",
+				    size_bytes == 0 ? "must be at least 1 byte"
+				                    : err);
 				return EXIT_FAILURE;
 			}
 			continue;
@@ -171,7 +177,8 @@ cmd_matrix(int argc, char **argv)
 		    strncmp(argv[i], "of=", 3) == 0 ||
 		    strncmp(argv[i], "count=", 6) == 0) {
 			warnx("operand '%s': a matrix takes its files from "
-			    "--from and --to, its size from --size", argv[i]);
+			      "--from and --to, its size from --size",
+			    argv[i]);
 			return EXIT_FAILURE;
 		}
 		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
@@ -208,16 +215,17 @@ cmd_matrix(int argc, char **argv)
 	allruns = json_array();
 	for (size_t i = 0; i < nfrom; i++)
 		for (size_t k = 0; k < nto; k++) {
-			const char *skip = senseless(from[i], to[k], why,
-			    sizeof(why));
+			const char *skip =
+			    senseless(from[i], to[k], why, sizeof(why));
 			struct ddrun r;
 			json_t *doc, *run;
 			char plabel[1024];
 			size_t n;
 
 			if (skip != NULL) {
-				json_array_append_new(pairs, pair_json(from[i],
-				    to[k], NULL, skip, NULL));
+				json_array_append_new(pairs,
+				    pair_json(
+				        from[i], to[k], NULL, skip, NULL));
 				continue;
 			}
 			dd.in = from[i];
@@ -225,8 +233,8 @@ cmd_matrix(int argc, char **argv)
 			if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) ==
 			    -1) {
 				warnx("%s -> %s: %s", from[i], to[k], err);
-				json_array_append_new(pairs, pair_json(from[i],
-				    to[k], NULL, NULL, err));
+				json_array_append_new(pairs,
+				    pair_json(from[i], to[k], NULL, NULL, err));
 				status = EXIT_FAILURE;
 				continue;
 			}
@@ -240,10 +248,10 @@ cmd_matrix(int argc, char **argv)
 					status = EXIT_FAILURE;
 					break;
 				}
-			snprintf(plabel, sizeof(plabel), "if=%s of=%s",
-			    from[i], to[k]);
-			doc = ddrun_json(&r, "dd", plabel,
-			    ddrun_workload_json(&r));
+			snprintf(plabel, sizeof(plabel), "if=%s of=%s", from[i],
+			    to[k]);
+			doc = ddrun_json(
+			    &r, "dd", plabel, ddrun_workload_json(&r));
 			ddrun_close(&r);
 			if (doc == NULL) {
 				warnx("cannot build the result: out of memory");
@@ -255,23 +263,26 @@ cmd_matrix(int argc, char **argv)
 				json_object_del(top, "between_runs");
 				json_object_del(top, "summary");
 			}
-			json_array_foreach(json_object_get(doc, "runs"), n,
-			    run) {
+			json_array_foreach (
+			    json_object_get(doc, "runs"), n, run) {
 				json_t *cp = json_deep_copy(run);
 
-				json_object_set_new(cp, "run", json_integer(
-				    (json_int_t)json_array_size(allruns) + 1));
-				json_object_set_new(cp, "from",
-				    json_string(from[i]));
-				json_object_set_new(cp, "to",
-				    json_string(to[k]));
+				json_object_set_new(cp, "run",
+				    json_integer(
+				        (json_int_t)json_array_size(allruns) +
+				        1));
+				json_object_set_new(
+				    cp, "from", json_string(from[i]));
+				json_object_set_new(
+				    cp, "to", json_string(to[k]));
 				json_array_append_new(allruns, cp);
-				if (strcmp(json_string_value(json_object_get(
-				    run, "status")), "ok") == 0)
+				if (strcmp(json_string_value(
+				               json_object_get(run, "status")),
+				        "ok") == 0)
 					ok++;
 			}
-			json_array_append_new(pairs, pair_json(from[i], to[k],
-			    doc, NULL, NULL));
+			json_array_append_new(
+			    pairs, pair_json(from[i], to[k], doc, NULL, NULL));
 			json_decref(doc);
 		}
 	if (top == NULL) {
@@ -284,24 +295,27 @@ cmd_matrix(int argc, char **argv)
 		label = "matrix";
 	json_object_set_new(top, "kind", json_string("matrix"));
 	json_object_set_new(top, "label", json_string(label));
-	json_object_set_new(top, "status", json_string(status ==
-	    EXIT_SUCCESS ? "ok" : "failed"));
+	json_object_set_new(top, "status",
+	    json_string(status == EXIT_SUCCESS ? "ok" : "failed"));
 	list = json_array();
 	for (size_t i = 0; i < nfrom; i++)
 		json_array_append_new(list, json_string(from[i]));
-	json_object_set_new(top, "workload", json_pack("{s:o,s:o,s:I,s:I,s:i,"
-	    "s:b,s:b,s:b,s:s?}", "from", list, "to", json_array(), "bs_bytes",
-	    (json_int_t)dd.bs_bytes, "size_bytes", (json_int_t)size_bytes,
-	    "runs", o.runs, "iflag_direct", dd.idirect, "oflag_direct",
-	    dd.odirect, "drop_caches", o.drop_caches, "ntp", o.ntp));
+	json_object_set_new(top, "workload",
+	    json_pack("{s:o,s:o,s:I,s:I,s:i,"
+	              "s:b,s:b,s:b,s:s?}",
+	        "from", list, "to", json_array(), "bs_bytes",
+	        (json_int_t)dd.bs_bytes, "size_bytes", (json_int_t)size_bytes,
+	        "runs", o.runs, "iflag_direct", dd.idirect, "oflag_direct",
+	        dd.odirect, "drop_caches", o.drop_caches, "ntp", o.ntp));
 	for (size_t k = 0; k < nto; k++)
-		json_array_append_new(json_object_get(json_object_get(top,
-		    "workload"), "to"), json_string(to[k]));
+		json_array_append_new(
+		    json_object_get(json_object_get(top, "workload"), "to"),
+		    json_string(to[k]));
 	/* Each pair lists its own ends; the matrix has no single target. */
 	json_object_set_new(top, "targets", json_array());
 	json_object_set_new(top, "runs", allruns);
 	json_object_set_new(top, "pairs", pairs);
-	json_object_set_new(top, "summary", json_pack("{s:I}", "runs_ok",
-	    (json_int_t)ok));
+	json_object_set_new(
+	    top, "summary", json_pack("{s:I}", "runs_ok", (json_int_t)ok));
 	return ddrun_finish(top, output, o.quiet, status);
 }

@@ -20,17 +20,19 @@
 #include "cmd.h"
 #include "cmd_dd.h"
 
-#define SWEEP_MAX_SIZES 64
+#define SWEEP_MAX_SIZES    64
 #define DEFAULT_SIZE_BYTES (64ULL << 20)
 
 enum { OPT_BS = DDOPT_FIRST_FREE, OPT_SIZE, OPT_COLD };
 
 static const struct option longopts[] = {
-	DDRUN_LONGOPTS,
-	{"bs", required_argument, NULL, OPT_BS},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{"cold", no_argument, NULL, OPT_COLD},
-	{NULL, 0, NULL, 0},
+    {"drop-caches", no_argument, NULL, DDOPT_DROP},
+    {"ntp", required_argument, NULL, DDOPT_NTP},
+    {"help", no_argument, NULL, 'h'},
+    {"bs", required_argument, NULL, OPT_BS},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"cold", no_argument, NULL, OPT_COLD},
+    {NULL, 0, NULL, 0},
 };
 
 static const char sweep_usage[] =
@@ -48,7 +50,7 @@ parse_bs_list(const char *arg, uint64_t *bs, size_t *n)
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (*n == SWEEP_MAX_SIZES) {
 			warnx("--bs: more than %d sizes", SWEEP_MAX_SIZES);
 			return -1;
@@ -60,7 +62,8 @@ parse_bs_list(const char *arg, uint64_t *bs, size_t *n)
 		}
 		if (bs[*n] == 0) {
 			warnx("--bs: invalid block size '%s': must be at least "
-			    "1 byte", tok);
+			      "1 byte",
+			    tok);
 			return -1;
 		}
 		(*n)++;
@@ -105,8 +108,8 @@ cmd_sweep(int argc, char **argv)
 	ddrun_opts_init(&o);
 	replay_dd_init(&dd);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
+	    -1) {
 		int rv;
 
 		switch (c) {
@@ -118,10 +121,12 @@ cmd_sweep(int argc, char **argv)
 				return EXIT_FAILURE;
 			continue;
 		case OPT_SIZE:
-			if (replay_dd_parse_size(optarg, &size_bytes, err,
-			    sizeof(err)) == -1 || size_bytes == 0) {
-				warnx("--size: %s", size_bytes == 0 ?
-				    "must be at least 1 byte" : err);
+			if (replay_dd_parse_size(
+			        optarg, &size_bytes, err, sizeof(err)) == -1 ||
+			    size_bytes == 0) {
+				warnx("--size: %s",
+				    size_bytes == 0 ? "must be at least 1 byte"
+				                    : err);
 				return EXIT_FAILURE;
 			}
 			continue;
@@ -140,7 +145,8 @@ cmd_sweep(int argc, char **argv)
 		if (strncmp(argv[i], "bs=", 3) == 0 ||
 		    strncmp(argv[i], "count=", 6) == 0) {
 			warnx("operand '%s': a sweep takes its sizes from --bs "
-			    "and --size", argv[i]);
+			      "and --size",
+			    argv[i]);
 			return EXIT_FAILURE;
 		}
 		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
@@ -149,8 +155,10 @@ cmd_sweep(int argc, char **argv)
 		}
 	}
 	if (nbs == 0 || dd.in == NULL) {
-		warnx("%s", nbs == 0 ? "missing --bs" : "missing operand "
-		    "if=FILE");
+		warnx("%s",
+		    nbs == 0 ? "missing --bs"
+		             : "missing operand "
+		               "if=FILE");
 		fputs(sweep_usage, stderr);
 		return EXIT_USAGE;
 	}
@@ -164,9 +172,12 @@ cmd_sweep(int argc, char **argv)
 		cold_how = "direct";
 	}
 	if (cold && !o.quiet)
-		warnx("--cold: %s", o.drop_caches ? "dropping the page cache "
-		    "before each run" : "not root, so reading with direct I/O "
-		    "(iflag=direct) instead of dropping the page cache");
+		warnx("--cold: %s",
+		    o.drop_caches
+		        ? "dropping the page cache "
+		          "before each run"
+		        : "not root, so reading with direct I/O "
+		          "(iflag=direct) instead of dropping the page cache");
 	/* Every size is checked before anything runs. */
 	dd.have_count = 1;
 	for (size_t i = 0; i < nbs; i++) {
@@ -207,8 +218,8 @@ cmd_sweep(int argc, char **argv)
 		return status;
 	}
 	if (label == NULL) {
-		snprintf(deflabel, sizeof(deflabel), "if=%s of=%s", dd.in,
-		    dd.out);
+		snprintf(
+		    deflabel, sizeof(deflabel), "if=%s of=%s", dd.in, dd.out);
 		label = deflabel;
 	}
 	list = json_array();
@@ -225,15 +236,18 @@ cmd_sweep(int argc, char **argv)
 
 		sizes = json_array();
 		for (size_t i = 0; i < ran; i++) {
-			for (size_t k = first[i]; k < first[i] + nruns[i];
-			    k++)
+			for (size_t k = first[i]; k < first[i] + nruns[i]; k++)
 				json_object_set_new(json_array_get(runs, k),
-				    "bs_bytes", json_integer((json_int_t)bs[i]));
-			json_array_append_new(sizes, json_pack("{s:I,s:I,s:o}",
-			    "bs_bytes", (json_int_t)bs[i], "count",
-			    (json_int_t)(size_bytes / bs[i] > 0 ?
-			    size_bytes / bs[i] : 1), "summary",
-			    size_summary(&r, first[i], nruns[i])));
+				    "bs_bytes",
+				    json_integer((json_int_t)bs[i]));
+			json_array_append_new(sizes,
+			    json_pack("{s:I,s:I,s:o}", "bs_bytes",
+			        (json_int_t)bs[i], "count",
+			        (json_int_t)(size_bytes / bs[i] > 0
+			                ? size_bytes / bs[i]
+			                : 1),
+			        "summary",
+			        size_summary(&r, first[i], nruns[i])));
 		}
 		json_object_set_new(doc, "sizes", sizes);
 	}

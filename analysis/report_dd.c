@@ -48,20 +48,20 @@ rate(char *buf, size_t len, int64_t bps)
 		v /= 1000;
 		u++;
 	}
-	snprintf(buf, len, v < 100 && u > 0 ? "%.1f %s/s" : "%.0f %s/s", v,
-	    unit[u]);
+	snprintf(
+	    buf, len, v < 100 && u > 0 ? "%.1f %s/s" : "%.0f %s/s", v, unit[u]);
 }
 
 static void
 dd_runs(json_t *doc, FILE *fp)
 {
-	const json_t *run, *s = json_object_get(json_object_get(doc,
-	    "summary"), "dd");
+	const json_t *run,
+	    *s = json_object_get(json_object_get(doc, "summary"), "dd");
 	char a[32], b[32], c[32];
 	size_t i;
 
 	fprintf(fp, "\ndd, each run\n");
-	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+	json_array_foreach (json_object_get(doc, "runs"), i, run) {
 		const json_t *dd = json_object_get(run, "dd");
 		const json_t *l = json_object_get(run, "lossage");
 		const char *closing = gets_(dd, "closing");
@@ -71,25 +71,29 @@ dd_runs(json_t *doc, FILE *fp)
 		/* dd's own lines, as dd printed them. */
 		while (*closing != '\0') {
 			nl = strchr(closing, '\n');
-			fprintf(fp, "    %.*s\n", nl ? (int)(nl - closing) :
-			    (int)strlen(closing), closing);
+			fprintf(fp, "    %.*s\n",
+			    nl ? (int)(nl - closing) : (int)strlen(closing),
+			    closing);
 			closing = nl ? nl + 1 : closing + strlen(closing);
 		}
 		signed_s(c, sizeof(c), geti(l, "realtime_drift_ns"));
 		if (strcmp(gets_(l, "status"), "ok") == 0) {
-			signed_s(a, sizeof(a), geti(json_object_get(l,
-			    "before"), "offset_ns"));
-			signed_s(b, sizeof(b), geti(json_object_get(l,
-			    "after"), "offset_ns"));
-			fprintf(fp, "    lossage %+.6f s against %s (offset "
+			signed_s(a, sizeof(a),
+			    geti(json_object_get(l, "before"), "offset_ns"));
+			signed_s(b, sizeof(b),
+			    geti(json_object_get(l, "after"), "offset_ns"));
+			fprintf(fp,
+			    "    lossage %+.6f s against %s (offset "
 			    "%s before, %s after)\n",
 			    (double)geti(l, "lossage_ns") / 1e9,
 			    gets_(l, "server"), a, b);
 		} else if (strcmp(gets_(l, "status"), "failed") == 0)
-			fprintf(fp, "    lossage unknown: %s\n",
-			    gets_(l, "error"));
-		fprintf(fp, "    CLOCK_REALTIME - CLOCK_MONOTONIC over the run: "
-		    "%s\n", c);
+			fprintf(
+			    fp, "    lossage unknown: %s\n", gets_(l, "error"));
+		fprintf(fp,
+		    "    CLOCK_REALTIME - CLOCK_MONOTONIC over the run: "
+		    "%s\n",
+		    c);
 	}
 	if (s == NULL)
 		return;
@@ -111,17 +115,17 @@ head(json_t *doc, FILE *fp)
 	const json_t *t;
 	size_t i;
 
-	fprintf(fp, "ubcreplay %s: %s\n", gets_(doc, "kind"),
-	    gets_(doc, "label"));
-	json_array_foreach(json_object_get(doc, "targets"), i, t) {
+	fprintf(
+	    fp, "ubcreplay %s: %s\n", gets_(doc, "kind"), gets_(doc, "label"));
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
 
 		fprintf(fp, "target   %s: %s", gets_(t, "path"),
 		    gets_(t, "fstype"));
-		json_array_foreach(json_object_get(t, "devices"), k, d)
-			fprintf(fp, "%s%s", k == 0 ? " [" : ", ",
-			    gets_(d, "name"));
+		json_array_foreach (json_object_get(t, "devices"), k, d)
+			fprintf(
+			    fp, "%s%s", k == 0 ? " [" : ", ", gets_(d, "name"));
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 	}
@@ -138,16 +142,20 @@ sweep(json_t *doc, FILE *fp)
 	size_t i;
 
 	head(doc, fp);
-	fprintf(fp, "sweep    %s -> %s, %" PRId64 " bytes per run, %s, "
-	    "%" PRId64 " run%s per size\n\n", gets_(w, "if"), gets_(w, "of"),
-	    geti(w, "size_bytes"), strcmp(gets_(w, "cold"), "drop_caches") == 0 ?
-	    "cold (caches dropped before each run)" :
-	    strcmp(gets_(w, "cold"), "direct") == 0 ?
-	    "cold (direct I/O: iflag=direct)" : "warm (page cache kept)",
+	fprintf(fp,
+	    "sweep    %s -> %s, %" PRId64 " bytes per run, %s, "
+	    "%" PRId64 " run%s per size\n\n",
+	    gets_(w, "if"), gets_(w, "of"), geti(w, "size_bytes"),
+	    strcmp(gets_(w, "cold"), "drop_caches") == 0
+	        ? "cold (caches dropped before each run)"
+	        : strcmp(gets_(w, "cold"), "direct") == 0
+	        ? "cold (direct I/O: iflag=direct)"
+	        : "warm (page cache kept)",
 	    geti(w, "runs"), geti(w, "runs") == 1 ? "" : "s");
 	fprintf(fp, "%8s %14s %14s %14s", "BS", "BYTES/S", "MIN", "MAX");
-	json_object_foreach((json_t *)json_object_get(json_object_get(first,
-	    "summary"), "devices"), name, d) {
+	json_object_foreach ((json_t *)json_object_get(
+	                         json_object_get(first, "summary"), "devices"),
+	    name, d) {
 		char rd[32], wr[32];
 
 		snprintf(rd, sizeof(rd), "%.7s RD", name);
@@ -155,16 +163,17 @@ sweep(json_t *doc, FILE *fp)
 		fprintf(fp, " %10s %7s %10s %7s", rd, "KB/t", wr, "KB/t");
 	}
 	fprintf(fp, "\n");
-	json_array_foreach(json_object_get(doc, "sizes"), i, sz) {
+	json_array_foreach (json_object_get(doc, "sizes"), i, sz) {
 		const json_t *s = json_object_get(sz, "summary");
-		const json_t *r = json_object_get(json_object_get(s, "dd"),
-		    "rate_bytes_per_s");
+		const json_t *r = json_object_get(
+		    json_object_get(s, "dd"), "rate_bytes_per_s");
 
-		fprintf(fp, "%8" PRId64 " %14" PRId64 " %14" PRId64 " %14"
-		    PRId64, geti(sz, "bs_bytes"), geti(r, "median"),
-		    geti(r, "min"), geti(r, "max"));
-		json_object_foreach((json_t *)json_object_get(s, "devices"),
-		    name, d) {
+		fprintf(fp,
+		    "%8" PRId64 " %14" PRId64 " %14" PRId64 " %14" PRId64,
+		    geti(sz, "bs_bytes"), geti(r, "median"), geti(r, "min"),
+		    geti(r, "max"));
+		json_object_foreach (
+		    (json_t *)json_object_get(s, "devices"), name, d) {
 			const json_t *rd = json_object_get(d, "read");
 			const json_t *wr = json_object_get(d, "write");
 
@@ -178,11 +187,15 @@ sweep(json_t *doc, FILE *fp)
 			fprintf(fp, "  (no run ok)");
 		fprintf(fp, "\n");
 	}
-	fprintf(fp, "\nBYTES/S: bytes copied over the copy phase's time (dd's "
+	fprintf(fp,
+	    "\nBYTES/S: bytes copied over the copy phase's time (dd's "
 	    "own); device columns: requests per run (median) and their mean "
-	    "size, %s\n", strcmp(gets_(json_object_get(doc, "probe"),
-	    "resolution"), "exact") == 0 ? "per request" : "from interval "
-	    "counters");
+	    "size, %s\n",
+	    strcmp(gets_(json_object_get(doc, "probe"), "resolution"),
+	        "exact") == 0
+	        ? "per request"
+	        : "from interval "
+	          "counters");
 }
 
 static void
@@ -193,18 +206,20 @@ matrix(json_t *doc, FILE *fp)
 	size_t i;
 
 	fprintf(fp, "ubcreplay matrix: %s\n", gets_(doc, "label"));
-	fprintf(fp, "matrix   bs=%" PRId64 ", %" PRId64 " bytes per run, "
-	    "%" PRId64 " run%s per pair%s%s\n\n", geti(w, "bs_bytes"),
-	    geti(w, "size_bytes"), geti(w, "runs"),
+	fprintf(fp,
+	    "matrix   bs=%" PRId64 ", %" PRId64 " bytes per run, "
+	    "%" PRId64 " run%s per pair%s%s\n\n",
+	    geti(w, "bs_bytes"), geti(w, "size_bytes"), geti(w, "runs"),
 	    geti(w, "runs") == 1 ? "" : "s",
-	    json_is_string(json_object_get(w, "ntp")) ? ", lossage against " :
-	    ", no NTP server: lossage not measured",
+	    json_is_string(json_object_get(w, "ntp"))
+	        ? ", lossage against "
+	        : ", no NTP server: lossage not measured",
 	    json_is_string(json_object_get(w, "ntp")) ? gets_(w, "ntp") : "");
 	fprintf(fp, "%-22s %-22s %11s %11s %13s %13s\n", "DD FROM", "TO",
 	    "XFER TIME", "RATE", "LOSSAGE", "RT-MONO");
-	json_array_foreach(json_object_get(doc, "pairs"), i, pr) {
-		const json_t *s = json_object_get(json_object_get(pr,
-		    "summary"), "dd");
+	json_array_foreach (json_object_get(doc, "pairs"), i, pr) {
+		const json_t *s =
+		    json_object_get(json_object_get(pr, "summary"), "dd");
 
 		fprintf(fp, "%-22s %-22s", gets_(pr, "from"), gets_(pr, "to"));
 		if (json_is_string(json_object_get(pr, "skipped"))) {
@@ -215,8 +230,8 @@ matrix(json_t *doc, FILE *fp)
 			fprintf(fp, " (failed: %s)\n", gets_(pr, "error"));
 			continue;
 		}
-		snprintf(t, sizeof(t), "%.3f s",
-		    (double)median(s, "xfer_ns") / 1e9);
+		snprintf(
+		    t, sizeof(t), "%.3f s", (double)median(s, "xfer_ns") / 1e9);
 		rate(r, sizeof(r), median(s, "rate_bytes_per_s"));
 		if (json_is_object(json_object_get(s, "lossage_ns")))
 			signed_s(l, sizeof(l), median(s, "lossage_ns"));
@@ -225,7 +240,8 @@ matrix(json_t *doc, FILE *fp)
 		signed_s(d, sizeof(d), median(s, "realtime_drift_ns"));
 		fprintf(fp, " %11s %11s %13s %13s\n", t, r, l, d);
 	}
-	fprintf(fp, "\nXFER TIME: copy and sync of the destination (median); "
+	fprintf(fp,
+	    "\nXFER TIME: copy and sync of the destination (median); "
 	    "RATE: dd's own (bytes over the copy's time); LOSSAGE: change of "
 	    "the clock's offset against the NTP server over the run, positive "
 	    "when the clock lost time; RT-MONO: CLOCK_REALTIME's advance less "

@@ -69,13 +69,17 @@ replay_dd_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 		mult = (uint64_t)1 << 30;
 		break;
 	default:
-		snprintf(err, errlen, "'%s' has an unknown suffix '%s' "
-		    "(b, k, m or g)", s, p);
+		snprintf(err, errlen,
+		    "'%s' has an unknown suffix '%s' "
+		    "(b, k, m or g)",
+		    s, p);
 		return -1;
 	}
 	if (*p != '\0' && p[1] != '\0') {
-		snprintf(err, errlen, "'%s' has an unknown suffix '%s' "
-		    "(b, k, m or g)", s, p);
+		snprintf(err, errlen,
+		    "'%s' has an unknown suffix '%s' "
+		    "(b, k, m or g)",
+		    s, p);
 		return -1;
 	}
 	if (v > UINT64_MAX / mult) {
@@ -90,21 +94,23 @@ void
 replay_dd_init(struct replay_dd *dd)
 {
 	memset(dd, 0, sizeof(*dd));
-	dd->bs_bytes = 512;	/* dd's default */
+	dd->bs_bytes = 512; /* dd's default */
 }
 
 static int
-parse_flag(const char *op, const char *val, int *direct, char *err,
-    size_t errlen)
+parse_flag(
+    const char *op, const char *val, int *direct, char *err, size_t errlen)
 {
 	char buf[256], *tok, *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", val);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "direct") != 0) {
-			snprintf(err, errlen, "unsupported flag '%s=%s' (only "
-			    "direct)", op, tok);
+			snprintf(err, errlen,
+			    "unsupported flag '%s=%s' (only "
+			    "direct)",
+			    op, tok);
 			return -1;
 		}
 		*direct = 1;
@@ -113,8 +119,8 @@ parse_flag(const char *op, const char *val, int *direct, char *err,
 }
 
 int
-replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
-    size_t errlen)
+replay_dd_operand(
+    struct replay_dd *dd, const char *arg, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '=');
 	char op[16], serr[128];
@@ -122,8 +128,8 @@ replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
 	uint64_t *num = NULL;
 	size_t oplen;
 
-	if (eq == NULL || eq == arg || (oplen = (size_t)(eq - arg)) >=
-	    sizeof(op)) {
+	if (eq == NULL || eq == arg ||
+	    (oplen = (size_t)(eq - arg)) >= sizeof(op)) {
 		snprintf(err, errlen, "unknown operand '%s'", arg);
 		return -1;
 	}
@@ -132,8 +138,8 @@ replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
 	val = eq + 1;
 	if (strcmp(op, "if") == 0 || strcmp(op, "of") == 0) {
 		if (*val == '\0') {
-			snprintf(err, errlen, "operand '%s' names no file",
-			    arg);
+			snprintf(
+			    err, errlen, "operand '%s' names no file", arg);
 			return -1;
 		}
 		if (strcmp(op, "if") == 0)
@@ -164,8 +170,10 @@ replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
 		return -1;
 	}
 	if (num == &dd->bs_bytes && dd->bs_bytes == 0) {
-		snprintf(err, errlen, "invalid block size '%s': must be at "
-		    "least 1 byte", arg);
+		snprintf(err, errlen,
+		    "invalid block size '%s': must be at "
+		    "least 1 byte",
+		    arg);
 		return -1;
 	}
 	return 0;
@@ -174,8 +182,8 @@ replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
 static int
 open_in(const struct replay_dd *dd, char *err, size_t errlen)
 {
-	int fd = open(dd->in, O_RDONLY | O_CLOEXEC |
-	    (dd->idirect ? O_DIRECT : 0));
+	int fd =
+	    open(dd->in, O_RDONLY | O_CLOEXEC | (dd->idirect ? O_DIRECT : 0));
 
 	if (fd == -1)
 		snprintf(err, errlen, "cannot open '%s'%s: %s", dd->in,
@@ -186,8 +194,10 @@ open_in(const struct replay_dd *dd, char *err, size_t errlen)
 static int
 open_out(const struct replay_dd *dd, int create, char *err, size_t errlen)
 {
-	int fd = open(dd->out, O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0) |
-	    (dd->odirect ? O_DIRECT : 0), 0666);
+	int fd = open(dd->out,
+	    O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0) |
+	        (dd->odirect ? O_DIRECT : 0),
+	    0666);
 
 	if (fd == -1)
 		snprintf(err, errlen, "cannot open '%s'%s: %s", dd->out,
@@ -203,27 +213,32 @@ replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen)
 	int fd;
 
 	if (dd->in == NULL || dd->out == NULL) {
-		snprintf(err, errlen, "missing operand %s", dd->in == NULL ?
-		    "if=FILE" : "of=FILE");
+		snprintf(err, errlen, "missing operand %s",
+		    dd->in == NULL ? "if=FILE" : "of=FILE");
 		return -1;
 	}
 	/* One buffer of bs bytes must fit in memory, with room to spare. */
 	if (pages > 0 && pagesize > 0 &&
 	    dd->bs_bytes > (uint64_t)pages * (uint64_t)pagesize / 2) {
-		snprintf(err, errlen, "block size bs=%" PRIu64 " is too large "
+		snprintf(err, errlen,
+		    "block size bs=%" PRIu64 " is too large "
 		    "for memory (%" PRIu64 " bytes, of which at most half may "
-		    "be one block)", dd->bs_bytes,
-		    (uint64_t)pages * (uint64_t)pagesize);
+		    "be one block)",
+		    dd->bs_bytes, (uint64_t)pages * (uint64_t)pagesize);
 		return -1;
 	}
 	if (dd->bs_bytes > SSIZE_MAX) {
-		snprintf(err, errlen, "block size bs=%" PRIu64 " is too large "
-		    "for one read", dd->bs_bytes);
+		snprintf(err, errlen,
+		    "block size bs=%" PRIu64 " is too large "
+		    "for one read",
+		    dd->bs_bytes);
 		return -1;
 	}
 	if ((dd->idirect || dd->odirect) && dd->bs_bytes % 512 != 0) {
-		snprintf(err, errlen, "block size bs=%" PRIu64 " is not a "
-		    "multiple of 512, which direct I/O needs", dd->bs_bytes);
+		snprintf(err, errlen,
+		    "block size bs=%" PRIu64 " is not a "
+		    "multiple of 512, which direct I/O needs",
+		    dd->bs_bytes);
 		return -1;
 	}
 	if (stat(dd->in, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -238,15 +253,19 @@ replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen)
 	/* The destination is tried without creating or changing it. */
 	if (stat(dd->out, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "cannot copy to '%s': is a "
-			    "directory", dd->out);
+			snprintf(err, errlen,
+			    "cannot copy to '%s': is a "
+			    "directory",
+			    dd->out);
 			return -1;
 		}
 		/* Copying a file onto itself would truncate it first. */
 		if (S_ISREG(st.st_mode) && stat(dd->in, &ist) == 0 &&
 		    ist.st_dev == st.st_dev && ist.st_ino == st.st_ino) {
-			snprintf(err, errlen, "'%s' and '%s' are the same "
-			    "file", dd->in, dd->out);
+			snprintf(err, errlen,
+			    "'%s' and '%s' are the same "
+			    "file",
+			    dd->in, dd->out);
 			return -1;
 		}
 		if ((fd = open_out(dd, 0, err, errlen)) == -1)
@@ -257,8 +276,8 @@ replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen)
 
 		snprintf(dir, sizeof(dir), "%s", dd->out);
 		if (access(dirname(dir), W_OK | X_OK) == -1) {
-			snprintf(err, errlen, "cannot create '%s': %s",
-			    dd->out, strerror(errno));
+			snprintf(err, errlen, "cannot create '%s': %s", dd->out,
+			    strerror(errno));
 			return -1;
 		}
 	} else {
@@ -311,8 +330,8 @@ fail(struct replay_report *rep, const char *what, const char *path)
 
 /* Skips n blocks of input: seeks when it can, reads when it cannot. */
 static int
-skip_input(int fd, const struct replay_dd *dd, char *buf,
-    struct replay_report *rep)
+skip_input(
+    int fd, const struct replay_dd *dd, char *buf, struct replay_report *rep)
 {
 	uint64_t n = dd->skip;
 
@@ -329,7 +348,7 @@ skip_input(int fd, const struct replay_dd *dd, char *buf,
 		if (r == -1)
 			return fail(rep, "cannot read", dd->in);
 		if (r == 0)
-			return 0;	/* dd too stops at the end */
+			return 0; /* dd too stops at the end */
 		n--;
 	}
 	return 0;
@@ -353,8 +372,8 @@ write_record(int fd, const struct replay_dd *dd, const char *buf, size_t len,
 			 */
 			int fl = fcntl(fd, F_GETFL);
 
-			if (fl != -1 && fcntl(fd, F_SETFL, fl & ~O_DIRECT) !=
-			    -1)
+			if (fl != -1 &&
+			    fcntl(fd, F_SETFL, fl & ~O_DIRECT) != -1)
 				continue;
 		}
 		if (w == -1)
@@ -392,9 +411,10 @@ replay_dd_copy(void *arg, struct replay_report *rep)
 	memset(c, 0, sizeof(*c));
 	if ((errno = posix_memalign(&buf, DD_ALIGN, dd->bs_bytes)) != 0) {
 		rep->failed = 1;
-		snprintf(rep->error, sizeof(rep->error), "cannot allocate a "
-		    "block of %" PRIu64 " bytes: %s", dd->bs_bytes,
-		    strerror(errno));
+		snprintf(rep->error, sizeof(rep->error),
+		    "cannot allocate a "
+		    "block of %" PRIu64 " bytes: %s",
+		    dd->bs_bytes, strerror(errno));
 		return;
 	}
 	t0 = mono_ns();
@@ -414,8 +434,8 @@ replay_dd_copy(void *arg, struct replay_report *rep)
 		fail(rep, "cannot truncate", dd->out);
 		goto done;
 	}
-	if (dd->seek > 0 && lseek(out, (off_t)(dd->seek * dd->bs_bytes),
-	    SEEK_SET) == -1) {
+	if (dd->seek > 0 &&
+	    lseek(out, (off_t)(dd->seek * dd->bs_bytes), SEEK_SET) == -1) {
 		fail(rep, "cannot seek in", dd->out);
 		goto done;
 	}
@@ -503,9 +523,10 @@ replay_dd_closing(const struct replay_dd_counts *c, char *buf, size_t len)
 	char sz[32], isz[32], rate[32];
 	int n;
 
-	n = snprintf(buf, len, "%" PRIu64 "+%" PRIu64 " records in\n"
-	    "%" PRIu64 "+%" PRIu64 " records out\n", c->full_in, c->partial_in,
-	    c->full_out, c->partial_out);
+	n = snprintf(buf, len,
+	    "%" PRIu64 "+%" PRIu64 " records in\n"
+	    "%" PRIu64 "+%" PRIu64 " records out\n",
+	    c->full_in, c->partial_in, c->full_out, c->partial_out);
 	if (n < 0 || (size_t)n >= len)
 		return buf;
 	if (c->copy_ns > 0)
@@ -513,13 +534,19 @@ replay_dd_closing(const struct replay_dd_counts *c, char *buf, size_t len)
 	else
 		snprintf(rate, sizeof(rate), "Infinity B");
 	if (!human((double)b, 1000, 0, 10, sz, sizeof(sz)))
-		snprintf(buf + n, len - (size_t)n, "%" PRIu64 " byte%s copied, "
-		    "%g s, %s/s\n", b, b == 1 ? "" : "s", s, rate);
+		snprintf(buf + n, len - (size_t)n,
+		    "%" PRIu64 " byte%s copied, "
+		    "%g s, %s/s\n",
+		    b, b == 1 ? "" : "s", s, rate);
 	else if (!human((double)b, 1024, 0, 10, isz, sizeof(isz)))
-		snprintf(buf + n, len - (size_t)n, "%" PRIu64 " bytes (%s) "
-		    "copied, %g s, %s/s\n", b, sz, s, rate);
+		snprintf(buf + n, len - (size_t)n,
+		    "%" PRIu64 " bytes (%s) "
+		    "copied, %g s, %s/s\n",
+		    b, sz, s, rate);
 	else
-		snprintf(buf + n, len - (size_t)n, "%" PRIu64 " bytes (%s, %s) "
-		    "copied, %g s, %s/s\n", b, sz, isz, s, rate);
+		snprintf(buf + n, len - (size_t)n,
+		    "%" PRIu64 " bytes (%s, %s) "
+		    "copied, %g s, %s/s\n",
+		    b, sz, isz, s, rate);
 	return buf;
 }

@@ -132,25 +132,25 @@ int replay_drop_caches(char *err, size_t errlen);
  *	fputs(replay_dd_closing(job.counts, buf, sizeof(buf)), stderr);
  */
 struct replay_dd {
-	const char *in, *out;	/* if=, of= */
-	uint64_t bs_bytes;	/* bs=, 512 when not given */
-	uint64_t count;		/* count= blocks, when have_count */
+	const char *in, *out; /* if=, of= */
+	uint64_t bs_bytes;    /* bs=, 512 when not given */
+	uint64_t count;       /* count= blocks, when have_count */
 	int have_count;
-	uint64_t skip, seek;	/* blocks skipped in input, output */
-	int idirect, odirect;	/* iflag=direct, oflag=direct */
+	uint64_t skip, seek;  /* blocks skipped in input, output */
+	int idirect, odirect; /* iflag=direct, oflag=direct */
 };
 
 /* What the copy did, as dd counts it, in memory shared with the parent. */
 struct replay_dd_counts {
-	uint64_t full_in, partial_in;	/* records in */
-	uint64_t full_out, partial_out;	/* records out */
+	uint64_t full_in, partial_in;   /* records in */
+	uint64_t full_out, partial_out; /* records out */
 	uint64_t bytes_out;
-	int64_t copy_ns;	/* from opening the files to the last write */
+	int64_t copy_ns; /* from opening the files to the last write */
 };
 
 struct replay_dd_job {
 	const struct replay_dd *dd;
-	struct replay_dd_counts *counts;	/* replay_dd_counts_new */
+	struct replay_dd_counts *counts; /* replay_dd_counts_new */
 };
 
 void replay_dd_init(struct replay_dd *dd);
@@ -159,16 +159,16 @@ void replay_dd_init(struct replay_dd *dd);
  * A number with dd's suffixes: b (512), k, m, g (powers of 1024), upper or
  * lower case.
  */
-int replay_dd_parse_size(const char *s, uint64_t *out, char *err,
-    size_t errlen);
+int replay_dd_parse_size(
+    const char *s, uint64_t *out, char *err, size_t errlen);
 
 /*
  * One operand: if=, of=, bs=, count=, skip=, seek=, iflag=direct,
  * oflag=direct. Refuses unknown operands and bs=0. The paths are not
  * copied: arg must outlive dd.
  */
-int replay_dd_operand(struct replay_dd *dd, const char *arg, char *err,
-    size_t errlen);
+int replay_dd_operand(
+    struct replay_dd *dd, const char *arg, char *err, size_t errlen);
 
 /*
  * Refuses, before anything is written: a missing if= or of=, a block larger
@@ -196,7 +196,7 @@ void replay_dd_sync(void *job, struct replay_report *rep);
  *	2048+0 records out
  *	1048576 bytes (1.0 MB, 1.0 MiB) copied, 0.00302 s, 347 MB/s
  */
-const char *replay_dd_closing(const struct replay_dd_counts *c, char *buf,
-    size_t len);
+const char *replay_dd_closing(
+    const struct replay_dd_counts *c, char *buf, size_t len);
 
 #endif

@@ -85,15 +85,16 @@ ATF_TC_BODY(timestamps, tc)
 	ATF_CHECK_EQ(sntp_ts_from_unix_ns(0), (uint64_t)2208988800u << 32);
 	ATF_CHECK_EQ(sntp_ts_to_unix_ns((uint64_t)2208988800u << 32), 0);
 	/* Half a second is 2^31 in the fraction. */
-	ATF_CHECK_EQ(sntp_ts_from_unix_ns(500000000) & 0xffffffffu,
-	    0x80000000u);
+	ATF_CHECK_EQ(
+	    sntp_ts_from_unix_ns(500000000) & 0xffffffffu, 0x80000000u);
 	/* Era 1 begins 2036-02-07T06:28:16Z, 2085978496 s after 1970. */
 	ATF_CHECK_EQ(sntp_ts_to_unix_ns(0), 2085978496LL * 1000000000);
-	ATF_CHECK_EQ(sntp_ts_from_unix_ns(2085978496LL * 1000000000 + 1000000000),
+	ATF_CHECK_EQ(
+	    sntp_ts_from_unix_ns(2085978496LL * 1000000000 + 1000000000),
 	    (uint64_t)1 << 32);
 	/* A round trip loses less than a nanosecond. */
 	ATF_CHECK(sntp_ts_to_unix_ns(sntp_ts_from_unix_ns(
-	    1795984705102099634LL)) >= 1795984705102099633LL);
+	              1795984705102099634LL)) >= 1795984705102099633LL);
 }
 
 ATF_TC_WITHOUT_HEAD(encode_request);
@@ -117,17 +118,17 @@ ATF_TC_BODY(decode_reply, tc)
 	char err[256];
 
 	load(tc, &x);
-	ATF_REQUIRE(sntp_decode(x.reply, sizeof(x.reply), &p, err,
-	    sizeof(err)) == 0);
+	ATF_REQUIRE(
+	    sntp_decode(x.reply, sizeof(x.reply), &p, err, sizeof(err)) == 0);
 	ATF_CHECK_EQ(p.leap, 0);
 	ATF_CHECK_EQ(p.version, 4);
 	ATF_CHECK_EQ(p.mode, 4);
-	ATF_CHECK_EQ(p.stratum, 10);	/* chrony.conf: local stratum 10 */
-	ATF_CHECK_EQ(p.refid, 0x7f7f0101u);	/* chronyd's local reference */
+	ATF_CHECK_EQ(p.stratum, 10);        /* chrony.conf: local stratum 10 */
+	ATF_CHECK_EQ(p.refid, 0x7f7f0101u); /* chronyd's local reference */
 	ATF_CHECK_EQ(p.precision, -26);
 	ATF_CHECK_EQ(p.originate_ts, be64(x.request + 40));
-	ATF_CHECK(sntp_check_reply(&p, be64(x.request + 40), err,
-	    sizeof(err)) == 0);
+	ATF_CHECK(
+	    sntp_check_reply(&p, be64(x.request + 40), err, sizeof(err)) == 0);
 }
 
 ATF_TC_WITHOUT_HEAD(offset_recorded);
@@ -139,15 +140,17 @@ ATF_TC_BODY(offset_recorded, tc)
 	char err[256];
 
 	load(tc, &x);
-	ATF_REQUIRE(sntp_decode(x.reply, sizeof(x.reply), &p, err,
-	    sizeof(err)) == 0);
-	sntp_offset(x.t1_ns, p.receive_ts, p.transmit_ts, x.t4_ns, &off,
-	    &delay);
+	ATF_REQUIRE(
+	    sntp_decode(x.reply, sizeof(x.reply), &p, err, sizeof(err)) == 0);
+	sntp_offset(
+	    x.t1_ns, p.receive_ts, p.transmit_ts, x.t4_ns, &off, &delay);
 	/* Timestamps quantize to 2^-32 s; the reference is exact. */
-	ATF_CHECK_MSG(llabs(off - x.offset_ns) <= 2, "offset %" PRId64
-	    " ns where %" PRId64 " was computed", off, x.offset_ns);
-	ATF_CHECK_MSG(llabs(delay - x.delay_ns) <= 2, "delay %" PRId64
-	    " ns where %" PRId64 " was computed", delay, x.delay_ns);
+	ATF_CHECK_MSG(llabs(off - x.offset_ns) <= 2,
+	    "offset %" PRId64 " ns where %" PRId64 " was computed", off,
+	    x.offset_ns);
+	ATF_CHECK_MSG(llabs(delay - x.delay_ns) <= 2,
+	    "delay %" PRId64 " ns where %" PRId64 " was computed", delay,
+	    x.delay_ns);
 }
 
 ATF_TC_WITHOUT_HEAD(offset_across_eras);
@@ -161,16 +164,15 @@ ATF_TC_BODY(offset_across_eras, tc)
 	uint64_t t2 = sntp_ts_from_unix_ns(roll - 1000000000 + 3000000000LL);
 
 	ATF_REQUIRE_EQ(t2, (uint64_t)2 << 32);
-	sntp_offset(roll - 1000000000, t2, t2, roll - 1000000000, &off,
-	    &delay);
+	sntp_offset(roll - 1000000000, t2, t2, roll - 1000000000, &off, &delay);
 	ATF_CHECK_EQ(off, 3000000000LL);
 	ATF_CHECK_EQ(delay, 0);
 }
 
 /* The recorded reply, damaged at one byte, must fail with message want. */
 static void
-check_damaged(const atf_tc_t *tc, size_t at, unsigned char value,
-    const char *want)
+check_damaged(
+    const atf_tc_t *tc, size_t at, unsigned char value, const char *want)
 {
 	struct exchange x;
 	struct sntp_packet p;
@@ -178,12 +180,12 @@ check_damaged(const atf_tc_t *tc, size_t at, unsigned char value,
 
 	load(tc, &x);
 	x.reply[at] = value;
-	ATF_REQUIRE(sntp_decode(x.reply, sizeof(x.reply), &p, err,
-	    sizeof(err)) == 0);
-	ATF_CHECK(sntp_check_reply(&p, be64(x.request + 40), err,
-	    sizeof(err)) == -1);
-	ATF_CHECK_MSG(strstr(err, want) != NULL, "'%s' does not say '%s'",
-	    err, want);
+	ATF_REQUIRE(
+	    sntp_decode(x.reply, sizeof(x.reply), &p, err, sizeof(err)) == 0);
+	ATF_CHECK(
+	    sntp_check_reply(&p, be64(x.request + 40), err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(
+	    strstr(err, want) != NULL, "'%s' does not say '%s'", err, want);
 }
 
 ATF_TC_WITHOUT_HEAD(bad_replies);
@@ -203,10 +205,10 @@ ATF_TC_BODY(bad_replies, tc)
 	load(tc, &x);
 	x.reply[1] = 0;
 	memcpy(x.reply + 12, "RATE", 4);
-	ATF_REQUIRE(sntp_decode(x.reply, sizeof(x.reply), &p, err,
-	    sizeof(err)) == 0);
-	ATF_CHECK(sntp_check_reply(&p, be64(x.request + 40), err,
-	    sizeof(err)) == -1);
+	ATF_REQUIRE(
+	    sntp_decode(x.reply, sizeof(x.reply), &p, err, sizeof(err)) == 0);
+	ATF_CHECK(
+	    sntp_check_reply(&p, be64(x.request + 40), err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "RATE") != NULL, "%s", err);
 
 	ATF_CHECK(sntp_decode(x.reply, 47, &p, err, sizeof(err)) == -1);
@@ -219,25 +221,25 @@ ATF_TC_BODY(parse_server, tc)
 	char host[64], port[16], err[256];
 
 	ATF_CHECK(sntp_parse_server("ntp.example", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == 0);
+	              sizeof(port), err, sizeof(err)) == 0);
 	ATF_CHECK_STREQ(host, "ntp.example");
 	ATF_CHECK_STREQ(port, "123");
-	ATF_CHECK(sntp_parse_server("127.0.0.1:11123", host, sizeof(host),
-	    port, sizeof(port), err, sizeof(err)) == 0);
+	ATF_CHECK(sntp_parse_server("127.0.0.1:11123", host, sizeof(host), port,
+	              sizeof(port), err, sizeof(err)) == 0);
 	ATF_CHECK_STREQ(host, "127.0.0.1");
 	ATF_CHECK_STREQ(port, "11123");
 	ATF_CHECK(sntp_parse_server("[::1]:9", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == 0);
+	              sizeof(port), err, sizeof(err)) == 0);
 	ATF_CHECK_STREQ(host, "::1");
 	ATF_CHECK_STREQ(port, "9");
 	ATF_CHECK(sntp_parse_server("::1", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == -1);
+	              sizeof(port), err, sizeof(err)) == -1);
 	ATF_CHECK(sntp_parse_server("host:", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == -1);
+	              sizeof(port), err, sizeof(err)) == -1);
 	ATF_CHECK(sntp_parse_server("host:x1", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == -1);
+	              sizeof(port), err, sizeof(err)) == -1);
 	ATF_CHECK(sntp_parse_server(":123", host, sizeof(host), port,
-	    sizeof(port), err, sizeof(err)) == -1);
+	              sizeof(port), err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "no host") != NULL, "%s", err);
 }
 
@@ -269,7 +271,8 @@ ATF_TC_BODY(no_answer, tc)
 
 	ATF_CHECK(sntp_query(spec, 200000000, &s, err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "no answer from NTP server") != NULL &&
-	    strstr(err, spec) != NULL, "%s", err);
+	        strstr(err, spec) != NULL,
+	    "%s", err);
 
 	/* A lossage without answers says so, and still reads the clocks. */
 	sntp_lossage_begin(&l, spec, 100000000);

@@ -22,7 +22,7 @@
 
 /* Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
 #define NTP_UNIX_DELTA_S 2208988800LL
-#define NS_PER_S	 1000000000LL
+#define NS_PER_S         1000000000LL
 
 uint64_t
 sntp_ts_from_unix_ns(int64_t unix_ns)
@@ -55,7 +55,7 @@ sntp_ts_to_unix_ns(uint64_t ts)
 static int64_t
 fixed_to_ns(int64_t d)
 {
-	int64_t s = d >> 32;	/* floor: the fraction below is positive */
+	int64_t s = d >> 32; /* floor: the fraction below is positive */
 	uint64_t frac = (uint64_t)d & 0xffffffffu;
 
 	return s * NS_PER_S + (int64_t)((frac * (uint64_t)NS_PER_S) >> 32);
@@ -89,7 +89,7 @@ sntp_encode_request(unsigned char buf[SNTP_PACKET_BYTES], int64_t xmit_unix_ns)
 	uint64_t ts = sntp_ts_from_unix_ns(xmit_unix_ns);
 
 	memset(buf, 0, SNTP_PACKET_BYTES);
-	buf[0] = (0 << 6) | (4 << 3) | 3;	/* LI 0, VN 4, mode 3 */
+	buf[0] = (0 << 6) | (4 << 3) | 3; /* LI 0, VN 4, mode 3 */
 	/* RFC 4330 section 5: the transmit timestamp, at offset 40. */
 	put_u32(buf + 40, (uint32_t)(ts >> 32));
 	put_u32(buf + 44, (uint32_t)ts);
@@ -133,7 +133,8 @@ refid_text(unsigned stratum, uint32_t refid, char *buf, size_t len)
 		int i;
 
 		for (i = 0; i < 4; i++) {
-			unsigned char c = (unsigned char)(refid >> (24 - 8 * i));
+			unsigned char c =
+			    (unsigned char)(refid >> (24 - 8 * i));
 
 			s[i] = c >= 0x20 && c < 0x7f ? (char)c : '\0';
 			if (s[i] == '\0')
@@ -147,13 +148,15 @@ refid_text(unsigned stratum, uint32_t refid, char *buf, size_t len)
 }
 
 int
-sntp_check_reply(const struct sntp_packet *r, uint64_t sent_ts, char *err,
-    size_t errlen)
+sntp_check_reply(
+    const struct sntp_packet *r, uint64_t sent_ts, char *err, size_t errlen)
 {
 	/* RFC 4330 section 5, the checks a client must make. */
 	if (r->mode != 4) {
-		snprintf(err, errlen, "bad NTP reply: mode %u where 4 (server) "
-		    "was expected", r->mode);
+		snprintf(err, errlen,
+		    "bad NTP reply: mode %u where 4 (server) "
+		    "was expected",
+		    r->mode);
 		return -1;
 	}
 	if (r->version < 1 || r->version > 4) {
@@ -173,12 +176,14 @@ sntp_check_reply(const struct sntp_packet *r, uint64_t sent_ts, char *err,
 		return -1;
 	}
 	if (r->leap == 3) {
-		snprintf(err, errlen, "NTP server is not synchronized "
+		snprintf(err, errlen,
+		    "NTP server is not synchronized "
 		    "(leap indicator 3)");
 		return -1;
 	}
 	if (r->originate_ts != sent_ts) {
-		snprintf(err, errlen, "bad NTP reply: originate timestamp "
+		snprintf(err, errlen,
+		    "bad NTP reply: originate timestamp "
 		    "%016llx does not match the request's %016llx",
 		    (unsigned long long)r->originate_ts,
 		    (unsigned long long)sent_ts);
@@ -218,8 +223,10 @@ sntp_parse_server(const char *spec, char *host, size_t hostlen, char *port,
 		h = spec + 1;
 		if ((hend = strchr(h, ']')) == NULL ||
 		    (hend[1] != '\0' && hend[1] != ':')) {
-			snprintf(err, errlen, "bad NTP server '%s': expected "
-			    "[ADDRESS] or [ADDRESS]:PORT", spec);
+			snprintf(err, errlen,
+			    "bad NTP server '%s': expected "
+			    "[ADDRESS] or [ADDRESS]:PORT",
+			    spec);
 			return -1;
 		}
 		if (hend[1] == ':')
@@ -227,8 +234,10 @@ sntp_parse_server(const char *spec, char *host, size_t hostlen, char *port,
 	} else {
 		hend = strchr(spec, ':');
 		if (hend != NULL && strchr(hend + 1, ':') != NULL) {
-			snprintf(err, errlen, "bad NTP server '%s': write an "
-			    "IPv6 address as [ADDRESS]:PORT", spec);
+			snprintf(err, errlen,
+			    "bad NTP server '%s': write an "
+			    "IPv6 address as [ADDRESS]:PORT",
+			    spec);
 			return -1;
 		}
 		if (hend != NULL)
@@ -240,15 +249,20 @@ sntp_parse_server(const char *spec, char *host, size_t hostlen, char *port,
 		snprintf(err, errlen, "bad NTP server '%s': no host", spec);
 		return -1;
 	}
-	if (p != NULL && (*p == '\0' || strspn(p, "0123456789") != strlen(p) ||
-	    strlen(p) > 5)) {
-		snprintf(err, errlen, "bad NTP server '%s': port is not a "
-		    "number", spec);
+	if (p != NULL &&
+	    (*p == '\0' || strspn(p, "0123456789") != strlen(p) ||
+	        strlen(p) > 5)) {
+		snprintf(err, errlen,
+		    "bad NTP server '%s': port is not a "
+		    "number",
+		    spec);
 		return -1;
 	}
 	if ((size_t)(hend - h) >= hostlen) {
-		snprintf(err, errlen, "bad NTP server '%s': host name too "
-		    "long", spec);
+		snprintf(err, errlen,
+		    "bad NTP server '%s': host name too "
+		    "long",
+		    spec);
 		return -1;
 	}
 	memcpy(host, h, (size_t)(hend - h));
@@ -314,8 +328,8 @@ sntp_query(const char *spec, int64_t timeout_ns, struct sntp_sample *out,
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	if (sntp_parse_server(spec, host, sizeof(host), port, sizeof(port),
-	    err, errlen) == -1)
+	if (sntp_parse_server(spec, host, sizeof(host), port, sizeof(port), err,
+	        errlen) == -1)
 		return -1;
 	if ((fd = open_socket(spec, host, port, err, errlen)) == -1)
 		return -1;
@@ -335,16 +349,20 @@ sntp_query(const char *spec, int64_t timeout_ns, struct sntp_sample *out,
 		int rv;
 
 		if (left <= 0) {
-			snprintf(err, errlen, "no answer from NTP server '%s' "
-			    "within %.3f s%s%s", spec, timeout_ns / 1e9,
+			snprintf(err, errlen,
+			    "no answer from NTP server '%s' "
+			    "within %.3f s%s%s",
+			    spec, timeout_ns / 1e9,
 			    why[0] ? "; discarded: " : "", why);
 			close(fd);
 			return -1;
 		}
 		rv = poll(&pf, 1, (int)((left + 999999) / 1000000));
 		if (rv == -1 && errno != EINTR) {
-			snprintf(err, errlen, "cannot wait for NTP server "
-			    "'%s': %s", spec, strerror(errno));
+			snprintf(err, errlen,
+			    "cannot wait for NTP server "
+			    "'%s': %s",
+			    spec, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -364,7 +382,8 @@ sntp_query(const char *spec, int64_t timeout_ns, struct sntp_sample *out,
 			continue;
 		/* A reply to some other request is not ours: keep waiting. */
 		if (r.mode == 4 && r.originate_ts != sent) {
-			snprintf(why, sizeof(why), "a reply to another request");
+			snprintf(
+			    why, sizeof(why), "a reply to another request");
 			continue;
 		}
 		if (sntp_check_reply(&r, sent, err, errlen) == -1) {
@@ -400,16 +419,16 @@ sntp_clocks_now(struct sntp_clocks *c)
 }
 
 int64_t
-sntp_clocks_drift_ns(const struct sntp_clocks *from,
-    const struct sntp_clocks *to)
+sntp_clocks_drift_ns(
+    const struct sntp_clocks *from, const struct sntp_clocks *to)
 {
 	return (to->realtime_ns - from->realtime_ns) -
 	    (to->monotonic_ns - from->monotonic_ns);
 }
 
 void
-sntp_lossage_begin(struct sntp_lossage *l, const char *server,
-    int64_t timeout_ns)
+sntp_lossage_begin(
+    struct sntp_lossage *l, const char *server, int64_t timeout_ns)
 {
 	memset(l, 0, sizeof(*l));
 	l->server = server;
@@ -417,7 +436,7 @@ sntp_lossage_begin(struct sntp_lossage *l, const char *server,
 	if (server == NULL)
 		snprintf(l->error, sizeof(l->error), "no NTP server given");
 	else if (sntp_query(server, timeout_ns, &l->before, l->error,
-	    sizeof(l->error)) == 0)
+	             sizeof(l->error)) == 0)
 		l->have_before = 1;
 	sntp_clocks_now(&l->clocks_begin);
 }
@@ -428,21 +447,21 @@ sntp_lossage_end(struct sntp_lossage *l)
 	char err[256];
 
 	sntp_clocks_now(&l->clocks_end);
-	l->realtime_drift_ns = sntp_clocks_drift_ns(&l->clocks_begin,
-	    &l->clocks_end);
+	l->realtime_drift_ns =
+	    sntp_clocks_drift_ns(&l->clocks_begin, &l->clocks_end);
 	if (l->server == NULL)
 		return;
 	/* Without the first offset a second one measures nothing. */
 	if (!l->have_before) {
 		snprintf(err, sizeof(err), "%s", l->error);
-		snprintf(l->error, sizeof(l->error), "before the run: %.200s",
-		    err);
+		snprintf(
+		    l->error, sizeof(l->error), "before the run: %.200s", err);
 		return;
 	}
-	if (sntp_query(l->server, l->timeout_ns, &l->after, err,
-	    sizeof(err)) == -1) {
-		snprintf(l->error, sizeof(l->error), "after the run: %.200s",
-		    err);
+	if (sntp_query(l->server, l->timeout_ns, &l->after, err, sizeof(err)) ==
+	    -1) {
+		snprintf(
+		    l->error, sizeof(l->error), "after the run: %.200s", err);
 		return;
 	}
 	l->have_after = 1;

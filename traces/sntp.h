@@ -35,16 +35,16 @@
 
 /* One NTP packet's header (RFC 4330 section 4), timestamps as on the wire. */
 struct sntp_packet {
-	unsigned leap;		/* LI: 3 is "clock not synchronized" */
-	unsigned version;	/* VN */
-	unsigned mode;		/* 3 client, 4 server */
-	unsigned stratum;	/* 0 is a kiss-o'-death */
+	unsigned leap;    /* LI: 3 is "clock not synchronized" */
+	unsigned version; /* VN */
+	unsigned mode;    /* 3 client, 4 server */
+	unsigned stratum; /* 0 is a kiss-o'-death */
 	int poll;
 	int precision;
-	uint32_t root_delay;	/* 16.16 fixed point seconds */
+	uint32_t root_delay; /* 16.16 fixed point seconds */
 	uint32_t root_dispersion;
 	uint32_t refid;
-	uint64_t reference_ts;	/* 32.32 fixed point seconds since 1900 */
+	uint64_t reference_ts; /* 32.32 fixed point seconds since 1900 */
 	uint64_t originate_ts;
 	uint64_t receive_ts;
 	uint64_t transmit_ts;
@@ -59,8 +59,8 @@ int64_t sntp_ts_to_unix_ns(uint64_t ts);
  * timestamp is xmit_unix_ns; the server echoes it as the reply's originate
  * timestamp, which is how the reply is matched. Returns that timestamp.
  */
-uint64_t sntp_encode_request(unsigned char buf[SNTP_PACKET_BYTES],
-    int64_t xmit_unix_ns);
+uint64_t sntp_encode_request(
+    unsigned char buf[SNTP_PACKET_BYTES], int64_t xmit_unix_ns);
 
 /* Decodes len bytes (at least 48; extension fields are ignored). */
 int sntp_decode(const unsigned char *buf, size_t len, struct sntp_packet *p,
@@ -89,16 +89,16 @@ void sntp_offset(int64_t t1_ns, uint64_t t2_ts, uint64_t t3_ts, int64_t t4_ns,
  * Splits "HOST", "HOST:PORT", "[V6ADDR]" or "[V6ADDR]:PORT"; the port is
  * SNTP_DEFAULT_PORT when not given.
  */
-int sntp_parse_server(const char *spec, char *host, size_t hostlen,
-    char *port, size_t portlen, char *err, size_t errlen);
+int sntp_parse_server(const char *spec, char *host, size_t hostlen, char *port,
+    size_t portlen, char *err, size_t errlen);
 
 /* What one query found. */
 struct sntp_sample {
-	int64_t offset_ns;	/* the server's clock minus ours */
-	int64_t delay_ns;	/* round trip, less the server's own time */
-	int64_t local_ns;	/* CLOCK_REALTIME when the reply came */
+	int64_t offset_ns; /* the server's clock minus ours */
+	int64_t delay_ns;  /* round trip, less the server's own time */
+	int64_t local_ns;  /* CLOCK_REALTIME when the reply came */
 	unsigned stratum;
-	char refid[16];		/* the reference, printable */
+	char refid[16]; /* the reference, printable */
 };
 
 /*
@@ -123,20 +123,20 @@ void sntp_clocks_now(struct sntp_clocks *c);
  * readings: (realtime change) - (monotonic change). Positive: the wall clock
  * ran ahead (was stepped or slewed forward).
  */
-int64_t sntp_clocks_drift_ns(const struct sntp_clocks *from,
-    const struct sntp_clocks *to);
+int64_t sntp_clocks_drift_ns(
+    const struct sntp_clocks *from, const struct sntp_clocks *to);
 
 /* The lossage of one run. */
 struct sntp_lossage {
-	const char *server;	/* NULL: no server, only the clock drift */
+	const char *server; /* NULL: no server, only the clock drift */
 	int64_t timeout_ns;
 	struct sntp_clocks clocks_begin, clocks_end;
-	int64_t realtime_drift_ns;	/* sntp_clocks_drift_ns over the run */
+	int64_t realtime_drift_ns; /* sntp_clocks_drift_ns over the run */
 	int have_before, have_after;
 	struct sntp_sample before, after;
-	int ok;			/* both queries answered */
-	int64_t lossage_ns;	/* after.offset - before.offset, when ok */
-	char error[256];	/* why not ok */
+	int ok;             /* both queries answered */
+	int64_t lossage_ns; /* after.offset - before.offset, when ok */
+	char error[256];    /* why not ok */
 };
 
 /*
@@ -144,8 +144,8 @@ struct sntp_lossage {
  * again just after it. A query that fails leaves ok at 0 and says why in
  * error; it never fails the run.
  */
-void sntp_lossage_begin(struct sntp_lossage *l, const char *server,
-    int64_t timeout_ns);
+void sntp_lossage_begin(
+    struct sntp_lossage *l, const char *server, int64_t timeout_ns);
 void sntp_lossage_end(struct sntp_lossage *l);
 
 #endif

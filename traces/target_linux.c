@@ -193,8 +193,8 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 }
 
 int
-target_resolve_node(const char *path, struct target *t, char *err,
-    size_t errlen)
+target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	struct stat st;
@@ -227,8 +227,8 @@ target_resolve_node(const char *path, struct target *t, char *err,
 		snprintf(t->fstype, sizeof(t->fstype), "block device");
 		t->major = major(st.st_rdev);
 		t->minor = minor(st.st_rdev);
-		return adddev(t, "/sys", t->major, t->minor, "fs", 0, err,
-		    errlen);
+		return adddev(
+		    t, "/sys", t->major, t->minor, "fs", 0, err, errlen);
 	}
 	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
 	    S_ISSOCK(st.st_mode)) {

@@ -70,8 +70,8 @@ int target_resolve(const char *dir, struct target *t, char *err, size_t errlen);
  * device, a file to its filesystem as target_resolve does, and a file that
  * does not exist yet to the filesystem of its directory.
  */
-int target_resolve_node(const char *path, struct target *t, char *err,
-    size_t errlen);
+int target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen);
 
 /*
  * The same from recorded inputs: the text of a mountinfo file, the device
