@@ -138,19 +138,25 @@ sweep(json_t *doc, FILE *fp)
 {
 	const json_t *w = json_object_get(doc, "workload"), *sz, *d;
 	const json_t *first = json_array_get(json_object_get(doc, "sizes"), 0);
-	const char *name;
+	const char *name, *how, *cold = gets_(w, "cold");
 	size_t i;
 
+	/* Say how the cache was kept out, or that it was not. */
+	if (strcmp(cold, "drop_caches") == 0)
+		how = json_is_true(json_object_get(w, "iflag_direct"))
+		    ? "cold (caches dropped before each run), direct I/O"
+		    : "cold (caches dropped before each run), buffered";
+	else if (strcmp(cold, "direct") == 0)
+		how = "cold (not root: direct I/O, iflag=direct)";
+	else if (json_is_true(json_object_get(w, "iflag_direct")))
+		how = "direct I/O (iflag=direct): no page cache";
+	else
+		how = "warm (page cache kept), buffered";
 	head(doc, fp);
 	fprintf(fp,
 	    "sweep    %s -> %s, %" PRId64 " bytes per run, %s, "
 	    "%" PRId64 " run%s per size\n\n",
-	    gets_(w, "if"), gets_(w, "of"), geti(w, "size_bytes"),
-	    strcmp(gets_(w, "cold"), "drop_caches") == 0
-	        ? "cold (caches dropped before each run)"
-	        : strcmp(gets_(w, "cold"), "direct") == 0
-	        ? "cold (direct I/O: iflag=direct)"
-	        : "warm (page cache kept)",
+	    gets_(w, "if"), gets_(w, "of"), geti(w, "size_bytes"), how,
 	    geti(w, "runs"), geti(w, "runs") == 1 ? "" : "s");
 	fprintf(fp, "%8s %14s %14s %14s", "BS", "BYTES/S", "MIN", "MAX");
 	json_object_foreach ((json_t *)json_object_get(
