@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -408,14 +409,25 @@ sntp_query(const char *spec, int64_t timeout_ns, struct sntp_sample *out,
 void
 sntp_clocks_now(struct sntp_clocks *c)
 {
+	int64_t best = INT64_MAX;
+
 	/*
 	 * The monotonic clock is read on both sides of the wall clock and
-	 * averaged, so the pair stands for one instant.
+	 * averaged, so the pair stands for one instant; of a few tries, the
+	 * one with the narrowest window is kept, since a slow first read
+	 * (cold caches after a fork or a syscall) would bias the pair.
 	 */
-	int64_t m0 = now_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < 8; i++) {
+		int64_t m0 = now_ns(CLOCK_MONOTONIC);
+		int64_t r = now_ns(CLOCK_REALTIME);
+		int64_t m1 = now_ns(CLOCK_MONOTONIC);
 
-	c->realtime_ns = now_ns(CLOCK_REALTIME);
-	c->monotonic_ns = m0 + (now_ns(CLOCK_MONOTONIC) - m0) / 2;
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			c->realtime_ns = r;
+			c->monotonic_ns = m0 + (m1 - m0) / 2;
+		}
+	}
 }
 
 int64_t
