@@ -1,5 +1,5 @@
 /*
- * mountinfo_linux.c - finding a directory's mount in the text of
+ * mountinfo.c - finding a directory's mount in the text of
  * /proc/self/mountinfo (Documentation/filesystems/proc.rst, 3.5):
  *
  *	36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw
