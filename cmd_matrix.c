@@ -11,7 +11,6 @@
  * input stops the matrix before it writes.
  */
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <err.h>
 #include <getopt.h>
@@ -71,14 +70,14 @@ split(const char *opt, char *arg, char **v, size_t *n)
 static const char *
 senseless(const char *from, const char *to, char *why, size_t len)
 {
-	struct stat fs, ts;
-	struct target ft;
+	struct stat fs, ts, ns;
+	struct target ft, tt;
 	char err[256];
 
 	if (stat(from, &fs) == -1)
 		return NULL; /* the check names what is wrong */
-	if (S_ISCHR(fs.st_mode) && major(fs.st_rdev) == 1 &&
-	    minor(fs.st_rdev) == 3)
+	if (S_ISCHR(fs.st_mode) && stat("/dev/null", &ns) == 0 &&
+	    fs.st_rdev == ns.st_rdev)
 		return "/dev/null reads nothing";
 	if (stat(to, &ts) == -1)
 		return NULL;
@@ -87,11 +86,14 @@ senseless(const char *from, const char *to, char *why, size_t len)
 		return "a device onto itself";
 	if (fs.st_dev == ts.st_dev && fs.st_ino == ts.st_ino)
 		return "a file onto itself";
+	/* A device under the source's filesystem: the copy eats its source. */
 	if (S_ISBLK(ts.st_mode) &&
+	    target_resolve_node(to, &tt, err, sizeof(err)) == 0 &&
+	    tt.ndev > 0 &&
 	    target_resolve_node(from, &ft, err, sizeof(err)) == 0)
 		for (size_t i = 0; i < ft.ndev; i++)
-			if (ft.dev[i].major == major(ts.st_rdev) &&
-			    ft.dev[i].minor == minor(ts.st_rdev)) {
+			if (ft.dev[i].major == tt.dev[0].major &&
+			    ft.dev[i].minor == tt.dev[0].minor) {
 				snprintf(why, len,
 				    "%s is on %s: the copy would "
 				    "overwrite its source",

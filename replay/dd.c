@@ -29,6 +29,15 @@
 
 #include "replay.h"
 
+/*
+ * A system without O_DIRECT refuses iflag=direct and oflag=direct in
+ * replay_dd_check; the flag is then never used.
+ */
+#ifndef O_DIRECT
+#define O_DIRECT     0
+#define NO_DIRECT_IO 1
+#endif
+
 /* Alignment of the buffer, enough for O_DIRECT on every device we know. */
 #define DD_ALIGN 4096
 
@@ -234,6 +243,15 @@ replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen)
 		    dd->bs_bytes);
 		return -1;
 	}
+#ifdef NO_DIRECT_IO
+	if (dd->idirect || dd->odirect) {
+		snprintf(err, errlen,
+		    "%s=direct: this system has no direct "
+		    "I/O (O_DIRECT)",
+		    dd->idirect ? "iflag" : "oflag");
+		return -1;
+	}
+#endif
 	if ((dd->idirect || dd->odirect) && dd->bs_bytes % 512 != 0) {
 		snprintf(err, errlen,
 		    "block size bs=%" PRIu64 " is not a "
