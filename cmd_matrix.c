@@ -225,6 +225,10 @@ cmd_matrix(int argc, char **argv)
 			size_t n;
 
 			if (skip != NULL) {
+				if (!o.quiet)
+					fprintf(stderr,
+					    "%s -> %s: skipped: %s\n", from[i],
+					    to[k], skip);
 				json_array_append_new(pairs,
 				    pair_json(
 				        from[i], to[k], NULL, skip, NULL));

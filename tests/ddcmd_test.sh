@@ -25,7 +25,8 @@ rmloops() {
 
 # The sectors read and written by device $1 (/dev/loopN), in bytes.
 devbytes() {
-	awk '{ print $3 * 512, $7 * 512 }' "/sys/block/${1#/dev/}/stat"
+	awk '{ printf "%.0f %.0f\n", $3 * 512, $7 * 512 }' \
+	    "/sys/block/${1#/dev/}/stat"
 }
 
 # Sums a direction's bytes for device $2 over every phase of result $1,
@@ -319,6 +320,27 @@ matrix_skips_body() {
 	atf_check -s exit:0 cmp -n 65536 b /dev/zero
 }
 
+atf_test_case matrix_protects_source cleanup
+matrix_protects_source_head() {
+	atf_set "descr" "a matrix never copies a file onto the device under it"
+}
+matrix_protects_source_body() {
+	require_root "loop filesystems"
+	require_prog mkfs.ext4
+	dev=$(mkloopfs fs 32 ext4)
+	head -c 100000 /dev/urandom >fs/f
+	sync
+	before=$(md5sum <fs.img)
+	atf_check -s exit:1 -o empty \
+	    -e match:"skipped: fs/f is on /dev/$dev: the copy would overwrite" \
+	    "$ubc" matrix --from fs/f --to "/dev/$dev" --size 64k
+	sync
+	atf_check_equal "$(md5sum <fs.img)" "$before"
+}
+matrix_protects_source_cleanup() {
+	cleanup_loops
+}
+
 atf_init_test_cases() {
 	atf_add_test_case copy_matches_dd
 	atf_add_test_case direct_sweep
@@ -327,4 +349,5 @@ atf_init_test_cases() {
 	atf_add_test_case ntp_no_answer
 	atf_add_test_case bad_input
 	atf_add_test_case matrix_skips
+	atf_add_test_case matrix_protects_source
 }
