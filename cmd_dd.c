@@ -641,7 +641,7 @@ cmd_dd(int argc, char **argv)
 			return EXIT_SUCCESS;
 		}
 		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_FAILURE;
+			return EXIT_USAGE;
 		if (rv == 0) {
 			fputs(dd_usage, stderr);
 			return EXIT_USAGE;

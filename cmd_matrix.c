@@ -168,7 +168,7 @@ cmd_matrix(int argc, char **argv)
 			continue;
 		}
 		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_FAILURE;
+			return EXIT_USAGE;
 		if (rv == 0) {
 			fputs(matrix_usage, stderr);
 			return EXIT_USAGE;

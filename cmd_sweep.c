@@ -135,7 +135,7 @@ cmd_sweep(int argc, char **argv)
 			continue;
 		}
 		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_FAILURE;
+			return EXIT_USAGE;
 		if (rv == 0) {
 			fputs(sweep_usage, stderr);
 			return EXIT_USAGE;

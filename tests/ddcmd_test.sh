@@ -291,7 +291,6 @@ bad_input_body() {
 	refused "cannot copy to 'adir': is a directory" dd if=src of=adir
 	refused "cannot create 'nodir/out'" dd if=src of=nodir/out
 	refused "'src' and 'src' are the same file" dd if=src of=src
-	refused "bad NTP server" dd --ntp '::1' if=src of=out
 	refused "invalid block size '0'" sweep --bs 4k,0 if=src of=out
 	refused "cannot open 'nosuch'" sweep --bs 4k if=nosuch of=out
 	refused "cannot open 'nosuch'" matrix --from src,nosuch --to out
@@ -300,6 +299,12 @@ bad_input_body() {
 		chmod 000 src
 		refused "cannot open 'src': Permission denied" dd if=src of=out
 	fi
+	# Bad option values are usage errors, as for the tar job.
+	atf_check -s exit:2 -e match:"bad NTP server '::1'" "$ubc" dd \
+	    --ntp ::1 if=src of=out
+	atf_check -s exit:2 -e match:"runs '0'" "$ubc" sweep -n 0 --bs 4k \
+	    if=src
+	[ ! -e out ] || atf_fail "a usage error wrote the destination"
 	atf_check_equal "$(cat src)" data
 }
 
