@@ -435,6 +435,9 @@ cmd_tar(int argc, char **argv)
 		struct run_result *run = &runs[nrun++];
 
 		if (one_run(&j, nrun, run) == -1) {
+			/* A killed child may have left its progress line. */
+			if (!o.quiet && isatty(STDERR_FILENO))
+				fputs("\r\033[K", stderr);
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
 			break;
