@@ -298,6 +298,7 @@ bad_input_body() {
 	if [ "$(id -u)" -ne 0 ]; then
 		chmod 000 src
 		refused "cannot open 'src': Permission denied" dd if=src of=out
+		chmod 644 src
 	fi
 	# Bad option values are usage errors, as for the tar job.
 	atf_check -s exit:2 -e match:"bad NTP server '::1'" "$ubc" dd \
