@@ -153,52 +153,6 @@ grow(struct ddrun *r, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-tick(void *probe, char *err, size_t errlen)
-{
-	return probe_tick(probe, err, errlen);
-}
-
-static int64_t
-tv_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
-}
-
-/* One phase: fn in a child, then the probe's mark. */
-static int
-phase(struct ddrun *r, const char *name, replay_fn fn, void *arg,
-    struct phase_result *p, char *err, size_t errlen)
-{
-	struct replay_outcome out;
-	const struct rusage *ru = &out.ru;
-
-	if (replay_child(fn, arg, r->o->interval_ns, tick, r->probe, &out, err,
-	        errlen) == -1)
-		return -1;
-	p->name = name;
-	p->failed = out.report.failed;
-	snprintf(p->error, sizeof(p->error), "%s", out.report.error);
-	p->elapsed_ns = out.elapsed_ns;
-	p->user_ns = tv_ns(&ru->ru_utime);
-	p->sys_ns = tv_ns(&ru->ru_stime);
-	p->maxrss_kib = ru->ru_maxrss;
-	p->inblock = (uint64_t)ru->ru_inblock;
-	p->oublock = (uint64_t)ru->ru_oublock;
-	p->majflt = (uint64_t)ru->ru_majflt;
-	p->minflt = (uint64_t)ru->ru_minflt;
-	p->nswap = (uint64_t)ru->ru_nswap;
-	p->nvcsw = (uint64_t)ru->ru_nvcsw;
-	p->nivcsw = (uint64_t)ru->ru_nivcsw;
-	p->entries = out.report.entries;
-	p->bytes = out.report.bytes;
-	p->app_ops = out.report.app_ops;
-	p->app_bytes = out.report.app_bytes;
-	p->app_size = out.report.app_size;
-	p->ndev = r->probe_target.ndev;
-	return probe_mark(r->probe, p->dev, err, errlen);
-}
-
 /* Syncs the destination before a run, when it already exists. */
 static int
 sync_dest(const char *path, char *err, size_t errlen)
@@ -251,7 +205,8 @@ ddrun_run(struct ddrun *r, char *err, size_t errlen)
 
 	sntp_lossage_begin(&x->loss, r->o->ntp, DDRUN_NTP_TIMEOUT_NS);
 	p = &run->phase[run->nphase++];
-	if (phase(r, "copy", replay_dd_copy, &job, p, err, errlen) == -1)
+	if (cmd_phase(r->probe, r->o->interval_ns, "copy", replay_dd_copy, &job,
+	        p, err, errlen) == -1)
 		goto broken;
 	x->counts = *r->shared;
 	if (r->o->closing)
@@ -259,8 +214,8 @@ ddrun_run(struct ddrun *r, char *err, size_t errlen)
 	what = p->failed ? p->error : NULL;
 	if (what == NULL) {
 		p = &run->phase[run->nphase++];
-		if (phase(r, "sync", replay_dd_sync, &job, p, err, errlen) ==
-		    -1)
+		if (cmd_phase(r->probe, r->o->interval_ns, "sync",
+		        replay_dd_sync, &job, p, err, errlen) == -1)
 			goto broken;
 		what = p->failed ? p->error : NULL;
 	}
@@ -495,31 +450,6 @@ static const char dd_usage[] =
     "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
     "                    [iflag=direct] [oflag=direct]\n";
 
-/* "100ms", "1s", "250us": the sampling interval, as cmd_tar.c takes it. */
-static int
-parse_interval(const char *s, int64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v <= 0)
-		return -1;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		v *= 1e9;
-	else if (strcmp(end, "ms") == 0)
-		v *= 1e6;
-	else if (strcmp(end, "us") == 0)
-		v *= 1e3;
-	else
-		return -1;
-	if (v < 1e6 || v > 3600e9)
-		return -1;
-	*ns = (int64_t)v;
-	return 0;
-}
-
 /*
  * The options every dd command shares; c is getopt's answer. Returns 1 when
  * c was one of them, 0 when not, -1 when its value is bad (warned).
@@ -530,7 +460,7 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
 {
 	switch (c) {
 	case 'i':
-		if (parse_interval(arg, &o->interval_ns) == -1) {
+		if (cmd_parse_interval(arg, &o->interval_ns) == -1) {
 			warnx("interval '%s' is not a time between 1ms and 1h "
 			      "(e.g. 100ms, 1s)",
 			    arg);
