@@ -137,7 +137,7 @@ print_table(const struct cmp *c, FILE *fp, int all)
 	fprintf(fp, "%-*s", NAMEW, "");
 	for (size_t i = 0; i < c->nresult; i++)
 		fprintf(fp, "%c %-*.*s%s", (int)('A' + i % 26),
-		    MEDW + RANGEW - 2, MEDW + RANGEW - 2, c->result[i]->label,
+		    MEDW + RANGEW - 2, MEDW + RANGEW - 3, c->result[i]->label,
 		    i > 0 ? "           " : "");
 	fprintf(fp, "\n%-*s", NAMEW, "metric");
 	for (size_t i = 0; i < c->nresult; i++) {
