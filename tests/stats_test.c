@@ -387,6 +387,41 @@ ATF_TC_BODY(bootstrap, tc)
 	ATF_CHECK(!ci.valid);
 }
 
+ATF_TC_WITHOUT_HEAD(bootstrap_many);
+ATF_TC_BODY(bootstrap_many, tc)
+{
+	double a[101], b[99], want[2];
+	struct stats_ci ci;
+	char err[128];
+	FILE *f;
+
+	require_scipy();
+	/* Many runs, with ties: the resampled medians go through selection. */
+	for (size_t i = 0; i < 101; i++)
+		a[i] = 100 + floor(20 * uniform());
+	for (size_t i = 0; i < 99; i++)
+		b[i] = 104 + floor(20 * uniform());
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 101, b, 99, 20000, 0.9, 3, &ci, err, sizeof(err)),
+	    0);
+	ATF_REQUIRE(ci.valid);
+	f = open_script();
+	py_list(f, "a", a, 101);
+	py_list(f, "b", b, 99);
+	fprintf(f,
+	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
+	    "[..., (v.shape[axis] - 1) // 2]\n"
+	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
+	    " lm(y, axis) / lm(x, axis), method='percentile',"
+	    " confidence_level=0.9, n_resamples=20000, random_state=1)\n"
+	    "print(repr(r.confidence_interval.low),"
+	    " repr(r.confidence_interval.high))\n");
+	fclose(f);
+	run_python(want, 2);
+	check_close(ci.lo, want[0], 0.01, "ci low");
+	check_close(ci.hi, want[1], 0.01, "ci high");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, median);
@@ -397,5 +432,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, chi2_hist);
 	ATF_TP_ADD_TC(tp, emd);
 	ATF_TP_ADD_TC(tp, bootstrap);
+	ATF_TP_ADD_TC(tp, bootstrap_many);
 	return atf_no_error();
 }
