@@ -32,7 +32,7 @@ ubc=${UBCREPLAY:-$(command -v ubcreplay || echo ./ubcreplay)}
 
 usage()
 {
-	sed -n '7,9p' "$0" | sed 's/^# *//' >&2
+	sed -n '7,9p' "$0" | sed 's/^#   sh /usage: sh /; s/^#//' >&2
 	exit 2
 }
 
