@@ -12,7 +12,6 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +174,12 @@ cmd_compare(int argc, char **argv)
 			    fail[i].change_pct, fail[i].p,
 			    c->result[fail[i].result]->path,
 			    c->result[0]->path);
-		if (nfail == 0)
+		if (nfail == 0) {
 			printf("  all passed:");
-		for (size_t g = 0; nfail == 0 && g < o.ngate; g++)
-			printf(" %s", o.gate[g].spec);
-		if (nfail == 0)
+			for (size_t g = 0; g < o.ngate; g++)
+				printf(" %s", o.gate[g].spec);
 			putchar('\n');
+		}
 	}
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("cannot write the report");
