@@ -119,8 +119,27 @@ ATF_TC_BODY(delta, tc)
 	ATF_CHECK_EQ(d.xfer[DIR_WRITE].ops, 10);
 }
 
+/* fixtures/diskstats_fuzz/ms_overflow.txt: found by fuzz/diskstats_fuzz.c. */
+ATF_TC_WITHOUT_HEAD(ms_overflow);
+ATF_TC_BODY(ms_overflow, tc)
+{
+	char *text = tl_read(tc, "fixtures/diskstats_fuzz/ms_overflow.txt");
+	const char *line = vda_line(text);
+	struct devstats d;
+	char err[256];
+
+	ATF_REQUIRE_EQ_MSG(diskstats_parse(line, &d, err, sizeof(err)), 0,
+	    "%s", err);
+	/* 999999999999999999 ms in ns, modulo 2^63. */
+	ATF_CHECK_EQ(d.busy_ns,
+	    (long long)((999999999999999999ULL * 1000000u) & 0x7fffffffffffffffULL));
+	ATF_CHECK(d.xfer[DIR_READ].time_ns >= 0 && d.busy_ns >= 0);
+	free(text);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, ms_overflow);
 	ATF_TP_ADD_TC(tp, proc14);
 	ATF_TP_ADD_TC(tp, proc18);
 	ATF_TP_ADD_TC(tp, proc20);

@@ -18,6 +18,18 @@
 /* The kernel counts in 512-byte sectors whatever the device's own. */
 #define SECTOR_BYTES 512
 
+/*
+ * Milliseconds to nanoseconds within int64_t. Past 2^63 ns (292 years of
+ * summed request time: the queue times of a busy device over a long
+ * uptime, or a hostile line) the value wraps to 0, which devstats_delta
+ * takes for a reset, instead of overflowing (fixtures/diskstats_fuzz/).
+ */
+static int64_t
+ms_to_ns(uint64_t ms)
+{
+	return (int64_t)((ms * 1000000u) & (uint64_t)INT64_MAX);
+}
+
 int
 diskstats_parse(
     const char *line, struct devstats *out, char *err, size_t errlen)
@@ -81,13 +93,13 @@ diskstats_parse(
 	out->xfer[DIR_READ].ops = f[0];
 	out->xfer[DIR_READ].merges = f[1];
 	out->xfer[DIR_READ].bytes = f[2] * SECTOR_BYTES;
-	out->xfer[DIR_READ].time_ns = (int64_t)f[3] * 1000000;
+	out->xfer[DIR_READ].time_ns = ms_to_ns(f[3]);
 	out->xfer[DIR_WRITE].ops = f[4];
 	out->xfer[DIR_WRITE].merges = f[5];
 	out->xfer[DIR_WRITE].bytes = f[6] * SECTOR_BYTES;
-	out->xfer[DIR_WRITE].time_ns = (int64_t)f[7] * 1000000;
+	out->xfer[DIR_WRITE].time_ns = ms_to_ns(f[7]);
 	/* f[8] is the requests in flight now: a level, not a counter. */
-	out->busy_ns = (int64_t)f[9] * 1000000;
+	out->busy_ns = ms_to_ns(f[9]);
 	if (n >= 15) {
 		out->discards = f[11];
 		out->discard_bytes = f[13] * SECTOR_BYTES;

@@ -1,0 +1,66 @@
+/*
+ * result_fuzz.c - libFuzzer target for reading result files: result_load
+ * (analysis.h) on the input as a file, and, when it is taken for a result,
+ * everything that trusts it afterwards: the text reports (report_text,
+ * report_dd_text), and compare's reduction, comparison against itself, text
+ * report and picture (compare.h). A result is a file anyone may hand to
+ * `ubcreplay report` or `compare`; a malformed one must be refused or
+ * reported, never crash (ASan and UBSan watch). Seeds: fixtures' results.
+ *
+ *	make fuzz FUZZ_SECONDS=60
+ */
+#include <sys/mman.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "analysis/compare.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fd = -1;
+static char path[64];
+static FILE *sink;
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* Few resamples: the statistics are not what is under test. */
+	struct cmp_opts opts = {0.05, 0.95, 20, 0.1};
+	struct cmp_result *r[2];
+	struct cmp *c;
+	char err[512];
+	json_t *doc;
+
+	if (fd == -1) {
+		/* The input as a file, without leaving one behind. */
+		if ((fd = memfd_create("result_fuzz", 0)) == -1 ||
+		    (sink = fopen("/dev/null", "w")) == NULL)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) == -1 ||
+	    pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	if ((doc = result_load(path, err, sizeof(err))) == NULL)
+		return 0;
+	report_text(doc, sink, 0);
+	report_text(doc, sink, 1);
+	report_dd_text(doc, sink, REPORT_DD_RUNS);
+	report_dd_text(doc, sink, REPORT_DD_TABLES);
+	if ((r[0] = cmp_result_from_json(doc, "a", err, sizeof(err))) != NULL &&
+	    (r[1] = cmp_result_from_json(doc, "b", err, sizeof(err))) == NULL)
+		cmp_result_free(r[0]);
+	else if (r[0] != NULL &&
+	    (c = cmp_new(r, 2, &opts, err, sizeof(err))) != NULL) {
+		cmp_report_text(c, sink, 1);
+		cmp_report_svg(c, sink, err, sizeof(err));
+		cmp_free(c);
+	}
+	json_decref(doc);
+	return 0;
+}
