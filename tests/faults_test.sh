@@ -200,9 +200,11 @@ rundir_removed_body()
 {
 	prepare
 	mkloopfs m 64 ext4 >/dev/null
-	# rm races the extraction that adds to the tree: until it is gone.
-	run_with_fault m 2 'while [ -e "$RUN" ]; do rm -rf "$RUN" 2>/dev/null; done'
-	check rundir_removed m "removed during the run"
+	# Out of its path at once (rm -rf would race the extraction that adds
+	# to the tree, and the extraction's own error could come first), then
+	# removed.
+	run_with_fault m 2 'mv "$RUN" "${RUN%/*}/../gone" && rm -rf "${RUN%/*}/../gone"'
+	check rundir_removed m "removed during the run\|no longer at its path"
 }
 rundir_removed_cleanup()
 {

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; (void)n; return 0; 
 	[ -n "$names" ] || atf_fail "no fuzz target in fuzz/"
 	bad=
 	for n in $names; do
-		make -s -C "$top" "build/fuzz/${n}_fuzz" >build.log 2>&1 ||
+		env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" "build/fuzz/${n}_fuzz" >build.log 2>&1 ||
 		    atf_fail "cannot build fuzz/${n}_fuzz.c: $(tail -5 build.log)"
 		bin=$top/build/fuzz/${n}_fuzz
 		if [ -d "$top/fixtures/${n}_fuzz" ]; then
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const char *d, long n) { (void)d; (void)n; return 0; 
 				bad="$bad $n(regression)"
 			fi
 		fi
-		if ! make -s -C "$top" "fuzz-$n" FUZZ_SECONDS=$SECONDS_EACH >"$n.out" 2>&1; then
+		if ! env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" "fuzz-$n" FUZZ_SECONDS=$SECONDS_EACH >"$n.out" 2>&1; then
 			cat "$n.out"
 			bad="$bad $n"
 		fi

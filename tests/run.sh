@@ -5,6 +5,12 @@
 set -u
 top=$1
 cd "$top/build/tests" || exit 1
+# For a build with sanitizers (make check SANITIZE=...): a report must fail
+# the test that caused it, with a status no test expects (ubcreplay's own
+# failures are 1), from the child workloads too; leaks are reported.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-exitcode=86:detect_leaks=1:abort_on_error=0:print_summary=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/lsan.supp:print_suppressions=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}"
 db=$top/build/tests/kyua.db
 rm -f "$db"
 
