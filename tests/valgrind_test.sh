@@ -1,0 +1,95 @@
+#! /usr/bin/env atf-sh
+# valgrind_test.sh - memcheck on the main paths of the plain build: the tar
+# job (its forked children too: memcheck follows fork), a refused archive,
+# report (text and SVG), compare, dd and sweep. Any invalid access, use of
+# an uninitialised value, or a definite or indirect leak fails the test.
+# (The sanitizer build does not run here: valgrind and ASan do not mix.)
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+vg()
+{
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    --error-exitcode=99 --log-file=vg.%p.log "$@"
+}
+
+prepare()
+{
+	require_prog valgrind
+	nm "$ubc" 2>/dev/null | grep -q __asan_ && atf_skip "ubcreplay is built with ASan"
+	rm -f vg.*.log
+	mkdir -p t
+}
+
+# clean STATUS EXPECTED: the status is the expected one, the logs empty.
+clean()
+{
+	for f in vg.*.log; do
+		[ -s "$f" ] && { cat "$f"; atf_fail "memcheck reported errors (exit $1)"; }
+	done
+	[ "$1" -eq "$2" ] || atf_fail "exit $1, not $2"
+}
+
+atf_test_case tar
+tar_head()
+{
+	atf_set descr "memcheck: the tar job, two runs, a result, and a refused archive"
+	atf_set timeout 300
+}
+tar_body()
+{
+	prepare
+	vg "$ubc" -q -n 2 -o r.json "$small" t
+	clean $? 0
+	vg "$ubc" report r.json >out
+	clean $? 0
+	vg "$ubc" report --svg r.svg r.json >out
+	clean $? 0
+	/usr/bin/python3 "$top/tests/mkhostile.py" arch "$PWD/outside" hardlink
+	mkdir -p outside
+	vg "$ubc" -q -o bad.json arch/hardlink-abs.pax t 2>err
+	clean $? 1
+}
+
+atf_test_case compare
+compare_head()
+{
+	atf_set descr "memcheck: compare of the fixtures' results, text and SVG"
+	atf_set timeout 300
+}
+compare_body()
+{
+	prepare
+	f=$top/fixtures/compare_test
+	vg "$ubc" compare -a --svg c.svg "$f/default.json" "$f/sync.json" "$f/slower.json" >out
+	clean $? 0
+	# A result cut short: refused (compare's trouble status is 2).
+	vg "$ubc" compare "$f/default.json" "$f/truncated.json" >out 2>err
+	clean $? 2
+}
+
+atf_test_case dd
+dd_head()
+{
+	atf_set descr "memcheck: dd and sweep, and their reports"
+	atf_set timeout 300
+}
+dd_body()
+{
+	prepare
+	vg "$ubc" dd -q -n 2 -o dd.json if="$small" of=t/out bs=64k
+	clean $? 0
+	vg "$ubc" report dd.json >out
+	clean $? 0
+	vg "$ubc" sweep -q --bs 4k,64k --size 1M -o sw.json if="$small" of=t/sw
+	clean $? 0
+	vg "$ubc" report sw.json >out
+	clean $? 0
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case tar
+	atf_add_test_case compare
+	atf_add_test_case dd
+}
