@@ -15,20 +15,6 @@
 
 #define BAR_WIDTH 32
 
-static int64_t
-geti(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-static const char *
-gets_(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
 static void
 seconds(char *buf, size_t len, int64_t ns)
 {
@@ -50,9 +36,10 @@ hist_from(const json_t *h, struct hist *out)
 
 	memset(out, 0, sizeof(*out));
 	json_array_foreach (json_object_get(h, "buckets"), i, b) {
-		uint64_t min = (uint64_t)geti(b, "min_bytes");
+		uint64_t min = (uint64_t)result_geti(b, "min_bytes");
 
-		out->count[hist_bucket(min)] += (uint64_t)geti(b, "count");
+		out->count[hist_bucket(min)] +=
+		    (uint64_t)result_geti(b, "count");
 	}
 }
 
@@ -64,16 +51,17 @@ header(json_t *doc, FILE *fp)
 	const json_t *t;
 	size_t i;
 
-	fprintf(
-	    fp, "ubcreplay %s: %s", gets_(doc, "kind"), gets_(doc, "label"));
+	fprintf(fp, "ubcreplay %s: %s", result_gets(doc, "kind"),
+	    result_gets(doc, "label"));
 	fprintf(fp, "\n");
 	if (json_object_get(w, "archive") != NULL)
 		fprintf(fp,
 		    "archive  %s: %" PRId64 " entries, %.1f MB "
 		    "(%s, %s); fsync %s%s\n",
-		    gets_(w, "archive"), geti(w, "entries"),
-		    (double)geti(w, "bytes") / 1e6, gets_(w, "format"),
-		    gets_(w, "filter"), gets_(w, "fsync"),
+		    result_gets(w, "archive"), result_geti(w, "entries"),
+		    (double)result_geti(w, "bytes") / 1e6,
+		    result_gets(w, "format"), result_gets(w, "filter"),
+		    result_gets(w, "fsync"),
 		    json_is_true(json_object_get(w, "drop_caches"))
 		        ? ", caches dropped before each run"
 		        : "");
@@ -81,28 +69,29 @@ header(json_t *doc, FILE *fp)
 		const json_t *d;
 		size_t k;
 
-		fprintf(fp, "target   %s: %s (%s) from %s", gets_(t, "path"),
-		    gets_(t, "fstype"), gets_(t, "options"),
-		    gets_(t, "source"));
+		fprintf(fp, "target   %s: %s (%s) from %s",
+		    result_gets(t, "path"), result_gets(t, "fstype"),
+		    result_gets(t, "options"), result_gets(t, "source"));
 		json_array_foreach (json_object_get(t, "devices"), k, d)
 			fprintf(fp, "%s%s%s%s", k == 0 ? " [" : ", ",
-			    gets_(d, "name"),
-			    strcmp(gets_(d, "role"), "fs") != 0 ? " " : "",
-			    strcmp(gets_(d, "role"), "fs") != 0
-			        ? gets_(d, "role")
+			    result_gets(d, "name"),
+			    strcmp(result_gets(d, "role"), "fs") != 0 ? " "
+			                                              : "",
+			    strcmp(result_gets(d, "role"), "fs") != 0
+			        ? result_gets(d, "role")
 			        : "");
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 		if (json_object_get(t, "nodev_reason") != NULL)
 			fprintf(fp, "         no device statistics: %s\n",
-			    gets_(t, "nodev_reason"));
+			    result_gets(t, "nodev_reason"));
 	}
-	fprintf(
-	    fp, "probe    %s, %s", gets_(p, "name"), gets_(p, "resolution"));
-	if (strcmp(gets_(p, "resolution"), "interval") == 0)
+	fprintf(fp, "probe    %s, %s", result_gets(p, "name"),
+	    result_gets(p, "resolution"));
+	if (strcmp(result_gets(p, "resolution"), "interval") == 0)
 		fprintf(fp, " every %" PRId64 " ms",
-		    geti(p, "interval_ns") / 1000000);
-	fprintf(fp, ": %s\n", gets_(p, "why"));
+		    result_geti(p, "interval_ns") / 1000000);
+	fprintf(fp, ": %s\n", result_gets(p, "why"));
 }
 
 static void
@@ -110,9 +99,10 @@ xfer_line(FILE *fp, const char *dir, const json_t *x)
 {
 	char mb[32];
 
-	megabytes(mb, sizeof(mb), geti(x, "bytes"));
+	megabytes(mb, sizeof(mb), result_geti(x, "bytes"));
 	fprintf(fp, "  %-5s %9" PRId64 " ops %11s %8.1f KB/t", dir,
-	    geti(x, "ops"), mb, (double)geti(x, "mean_bytes") / 1024);
+	    result_geti(x, "ops"), mb,
+	    (double)result_geti(x, "mean_bytes") / 1024);
 }
 
 /*
@@ -159,7 +149,7 @@ hist_title(const json_t *doc)
 {
 	const json_t *p = json_object_get(doc, "probe");
 
-	return strcmp(gets_(p, "resolution"), "exact") == 0
+	return strcmp(result_gets(p, "resolution"), "exact") == 0
 	    ? "write sizes (one count per request)"
 	    : "write sizes (device column: interval means weighted by "
 	      "operations, not single requests)";
@@ -174,15 +164,15 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 	size_t i, k, ndev = 0;
 	char el[32];
 
-	fprintf(fp, "\nrun %-4" PRId64 " %s", geti(run, "run"),
-	    gets_(run, "time_line"));
-	if (strcmp(gets_(run, "status"), "ok") != 0)
-		fprintf(fp, "  [%s: %s]", gets_(run, "status"),
-		    gets_(run, "error"));
+	fprintf(fp, "\nrun %-4" PRId64 " %s", result_geti(run, "run"),
+	    result_gets(run, "time_line"));
+	if (strcmp(result_gets(run, "status"), "ok") != 0)
+		fprintf(fp, "  [%s: %s]", result_gets(run, "status"),
+		    result_gets(run, "error"));
 	fprintf(fp, "\n        ");
 	json_array_foreach (phases, i, ph) {
-		seconds(el, sizeof(el), geti(ph, "elapsed_ns"));
-		fprintf(fp, " %s %s", gets_(ph, "phase"), el);
+		seconds(el, sizeof(el), result_geti(ph, "elapsed_ns"));
+		fprintf(fp, " %s %s", result_gets(ph, "phase"), el);
 	}
 	fprintf(fp, "\n");
 
@@ -201,15 +191,15 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			struct hist h;
 
 			d = json_array_get(json_object_get(ph, "devices"), n);
-			name = gets_(d, "device");
+			name = result_gets(d, "device");
 			for (k = 0; k < 2; k++) {
 				const json_t *x = json_object_get(
 				    d, k == 0 ? "read" : "write");
 
-				v[k][0] += geti(x, "ops");
-				v[k][1] += geti(x, "bytes");
+				v[k][0] += result_geti(x, "ops");
+				v[k][1] += result_geti(x, "bytes");
 			}
-			flushes += geti(d, "flushes");
+			flushes += result_geti(d, "flushes");
 			hist_from(json_object_get(
 			              json_object_get(d, "write"), "size_hist"),
 			    &h);
@@ -241,7 +231,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 
 		d = json_array_get(
 		    json_object_get(json_array_get(phases, 0), "devices"), n);
-		names[1] = gets_(d, "device");
+		names[1] = result_gets(d, "device");
 		bucket_table(fp, hist_title(doc), cols, names, 2);
 	}
 	if (ndev == 0) {
@@ -258,12 +248,13 @@ spread_line(
 	if (scale == 0)
 		fprintf(fp,
 		    "  %-24s %10" PRId64 "    [%" PRId64 " .. %" PRId64 "]\n",
-		    what, geti(s, "median"), geti(s, "min"), geti(s, "max"));
+		    what, result_geti(s, "median"), result_geti(s, "min"),
+		    result_geti(s, "max"));
 	else
 		fprintf(fp, "  %-24s %10.2f %-2s [%.2f .. %.2f]\n", what,
-		    (double)geti(s, "median") / scale, unit,
-		    (double)geti(s, "min") / scale,
-		    (double)geti(s, "max") / scale);
+		    (double)result_geti(s, "median") / scale, unit,
+		    (double)result_geti(s, "min") / scale,
+		    (double)result_geti(s, "max") / scale);
 }
 
 static void
@@ -274,7 +265,8 @@ summary(json_t *doc, FILE *fp)
 	char what[64];
 
 	fprintf(fp, "\nsummary over %" PRId64 " run%s (median [min .. max])\n",
-	    geti(s, "runs_ok"), geti(s, "runs_ok") == 1 ? "" : "s");
+	    result_geti(s, "runs_ok"),
+	    result_geti(s, "runs_ok") == 1 ? "" : "s");
 	json_object_foreach ((json_t *)json_object_get(s, "phases"), key, v) {
 		snprintf(what, sizeof(what), "%s elapsed", key);
 		spread_line(
@@ -313,8 +305,9 @@ between(json_t *doc, FILE *fp)
 		    "(%" PRId64 " bytes), %" PRId64 " flushes\n",
 		    i == 0 ? "\noutside the runs (the sync before each run)\n"
 		           : "",
-		    gets_(d, "device"), geti(r, "ops"), geti(w, "ops"),
-		    geti(w, "bytes"), geti(d, "flushes"));
+		    result_gets(d, "device"), result_geti(r, "ops"),
+		    result_geti(w, "ops"), result_geti(w, "bytes"),
+		    result_geti(d, "flushes"));
 	}
 }
 
@@ -335,6 +328,6 @@ report_text(json_t *doc, FILE *fp, int quiet)
 		report_dd_text(doc, fp, REPORT_DD_RUNS);
 	between(doc, fp);
 	summary(doc, fp);
-	if (strcmp(gets_(doc, "status"), "ok") != 0)
-		fprintf(fp, "\nstatus: %s\n", gets_(doc, "status"));
+	if (strcmp(result_gets(doc, "status"), "ok") != 0)
+		fprintf(fp, "\nstatus: %s\n", result_gets(doc, "status"));
 }

@@ -415,3 +415,17 @@ result_load(const char *path, char *err, size_t errlen)
 	}
 	return doc;
 }
+
+int64_t
+result_geti(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+const char *
+result_gets(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
