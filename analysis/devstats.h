@@ -23,6 +23,9 @@ enum { DIR_READ, DIR_WRITE, DIR_N };
 #define DEVSTATS_LAT_COLS 32
 #define DEVSTATS_LAT_COL0 10
 
+/* The most devices one result follows (a target and its members). */
+#define DEVSTATS_MAXDEV 16
+
 /* One direction of transfers at one device. */
 struct xfer {
 	uint64_t ops;
