@@ -133,6 +133,10 @@ struct devacc {
 	uint64_t inflight;
 	int64_t busy_since_ns;
 	int64_t last_flush_ns;		/* in this phase; 0 before the first */
+	/* diskstats over the phase, from BLKEV_KERN records */
+	int has_kern;
+	uint64_t kern_ops[DIR_N], kern_bytes[DIR_N], kern_merges[DIR_N];
+	uint64_t kern_flushes;
 };
 
 struct blkev_acc {
@@ -482,6 +486,17 @@ blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out)
 		}
 		d->cur.exact = 1;
 		d->cur.lost_events = a->lost;
+		if (d->has_kern) {
+			d->cur.has_kern = 1;
+			memcpy(d->cur.kern_ops, d->kern_ops,
+			    sizeof(d->kern_ops));
+			memcpy(d->cur.kern_bytes, d->kern_bytes,
+			    sizeof(d->kern_bytes));
+			memcpy(d->cur.kern_merges, d->kern_merges,
+			    sizeof(d->kern_merges));
+			d->cur.kern_flushes = d->kern_flushes;
+		}
+		d->has_kern = 0;
 		if (out != NULL)
 			out[i] = d->cur;
 		memset(&d->cur, 0, sizeof(d->cur));
@@ -489,4 +504,57 @@ blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out)
 	}
 	a->lost = 0;
 	a->phase_start_ns = now_ns;
+}
+
+static void
+on_kern(struct devacc *d, const struct blkev *r)
+{
+	int dir = data_dir(r->flags);
+
+	d->has_kern = 1;
+	if (dir != -1) {
+		d->kern_ops[dir] = r->sector;
+		d->kern_bytes[dir] = r->bytes;
+		d->kern_merges[dir] = r->nr_sector;
+	} else if ((r->flags & BLKEV_OP_MASK) == BLKEV_OP_FLUSH)
+		d->kern_flushes = r->sector;
+}
+
+void
+blkev_apply(struct blkev_acc *a, const struct blkev *r, struct devstats *out)
+{
+	struct devacc *d;
+
+	switch (r->kind) {
+	case BLKEV_LOST:
+		blkev_acc_lost(a, r->sector);
+		break;
+	case BLKEV_KERN:
+		if ((d = find_dev(a, r->dev)) != NULL)
+			on_kern(d, r);
+		break;
+	case BLKEV_MARK:
+		blkev_acc_mark(a, r->ts_ns, out);
+		break;
+	default:
+		blkev_acc_add(a, r);
+		break;
+	}
+}
+
+size_t
+blkev_kern_records(uint32_t dev, int64_t ts_ns, const struct devstats *d,
+    struct blkev *r)
+{
+	for (int k = 0; k < DIR_N; k++) {
+		const struct xfer *x = &d->xfer[k];
+
+		r[k] = (struct blkev){.ts_ns = ts_ns, .dev = dev,
+		    .kind = BLKEV_KERN, .flags = k == DIR_READ ?
+		    BLKEV_OP_READ : BLKEV_OP_WRITE, .sector = x->ops,
+		    .bytes = x->bytes, .nr_sector = (uint32_t)x->merges};
+	}
+	r[2] = (struct blkev){.ts_ns = ts_ns, .dev = dev, .kind = BLKEV_KERN,
+	    .flags = BLKEV_OP_FLUSH, .sector = d->flushes};
+	return 3;
 }

@@ -41,6 +41,19 @@ enum blkev_kind {
 	BLKEV_QUEUE = 'Q',	/* block_bio_queue: a bio submitted */
 	BLKEV_ISSUE = 'I',	/* block_rq_issue: a request sent to the device */
 	BLKEV_COMPLETE = 'C',	/* block_rq_complete */
+	/*
+	 * Not events of the kernel's but records of the probe, so that a
+	 * stream of records (live, or read back from a trace file) says all
+	 * that the statistics are made from:
+	 */
+	BLKEV_LOST = 'L',	/* sector: events lost before this point */
+	BLKEV_KERN = 'K',	/* diskstats over the phase ending at the next
+				   mark, for dev: flags BLKEV_OP_READ or _WRITE
+				   with sector ops, bytes bytes, nr_sector
+				   merges; or BLKEV_OP_FLUSH with sector the
+				   flushes */
+	BLKEV_MARK = 'M',	/* a phase ends at ts_ns; sector 1 when its
+				   statistics were reported, 0 at a start */
 };
 
 /* The operation and flags of rwbs, the string the block events carry. */
@@ -95,5 +108,19 @@ void blkev_acc_lost(struct blkev_acc *a, uint64_t events);
 void blkev_acc_mark(struct blkev_acc *a, int64_t now_ns,
     struct devstats *out);
 void blkev_acc_free(struct blkev_acc *a);
+
+/*
+ * Any record: an event is added, a lost count counted, kernel counters kept
+ * for the phase, and a mark ends the phase into out (may be NULL).
+ */
+void blkev_apply(struct blkev_acc *a, const struct blkev *r,
+    struct devstats *out);
+
+/*
+ * The BLKEV_KERN records for dev of one phase's diskstats delta d, into
+ * r[0 .. 2] (read, write, flush). Returns 3.
+ */
+size_t blkev_kern_records(uint32_t dev, int64_t ts_ns,
+    const struct devstats *d, struct blkev *r);
 
 #endif

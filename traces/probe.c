@@ -109,13 +109,19 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 			continue;
 		if ((p = try_open(ops, t, interval_ns, oerr,
 		    sizeof(oerr))) != NULL) {
+			char note[sizeof(p->why)];
+
+			/* What the probe said while opening comes last. */
+			snprintf(note, sizeof(note), "%s", p->why);
 			if (any)
 				snprintf(p->why, sizeof(p->why),
-				    "%s%s%s", why, *why ? "; " : "",
-				    "chosen by -p auto");
+				    "%s%s%s%s%s", why, *why ? "; " : "",
+				    "chosen by -p auto", *note ? "; " : "",
+				    note);
 			else
 				snprintf(p->why, sizeof(p->why),
-				    "asked for with -p %s", want);
+				    "asked for with -p %s%s%s", want,
+				    *note ? "; " : "", note);
 			return p;
 		}
 		if (!any) {
@@ -150,4 +156,27 @@ probe_close(struct probe *p)
 		return;
 	p->ops->close(p);
 	free(p);
+}
+
+int
+probe_keep_records(struct probe *p, char *err, size_t errlen)
+{
+	if (p->ops->keep == NULL) {
+		snprintf(err, errlen, "the %s probe sees no events to keep "
+		    "(the exact probe does: -p exact)", p->ops->name);
+		return -1;
+	}
+	return p->ops->keep(p, err, errlen);
+}
+
+int
+probe_records(struct probe *p, const struct blkev **recs, size_t *n,
+    char *err, size_t errlen)
+{
+	if (p->ops->records == NULL || p->ops->records(p, recs, n) == -1) {
+		snprintf(err, errlen, "the %s probe kept no records",
+		    p->ops->name);
+		return -1;
+	}
+	return 0;
 }

@@ -90,6 +90,12 @@ struct probe_ops {
 	int (*mark)(struct probe *p, struct devstats *out, char *err,
 	    size_t errlen);
 	void (*close)(struct probe *p);
+	/*
+	 * Exact probes only (NULL elsewhere): keep every record from now on,
+	 * and hand them over (for --trace-out).
+	 */
+	int (*keep)(struct probe *p, char *err, size_t errlen);
+	int (*records)(struct probe *p, const struct blkev **recs, size_t *n);
 };
 
 struct probe {
@@ -120,6 +126,16 @@ int probe_mark(struct probe *p, struct devstats *out, char *err,
     size_t errlen);
 
 void probe_close(struct probe *p);
+
+/*
+ * Exact probes keep the stream of records their statistics were made from
+ * (struct blkev: events, lost counts, kernel counters, marks) when asked
+ * before the first mark; -1 with a reason when this probe cannot.
+ * probe_records then gives them, in the order they were counted.
+ */
+int probe_keep_records(struct probe *p, char *err, size_t errlen);
+int probe_records(struct probe *p, const struct blkev **recs, size_t *n,
+    char *err, size_t errlen);
 
 /*
  * The probes this platform builds, most exact first, ending with NULL
