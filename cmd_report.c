@@ -20,7 +20,22 @@ cmd_report(int argc, char **argv)
 		usage_synopsis();
 		return EXIT_USAGE;
 	}
-	if ((doc = result_load(argv[1], errbuf, sizeof(errbuf))) == NULL) {
+	if (tracefile_is(argv[1])) {
+		/* A trace (--trace-out): its statistics computed again. */
+		struct tracefile tf;
+
+		if (tracefile_read(argv[1], &tf, errbuf, sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return EXIT_FAILURE;
+		}
+		doc = result_retrace(&tf, errbuf, sizeof(errbuf));
+		tracefile_free(&tf);
+		if (doc == NULL) {
+			warnx("trace '%s': %s", argv[1], errbuf);
+			return EXIT_FAILURE;
+		}
+	} else if ((doc = result_load(argv[1], errbuf, sizeof(errbuf))) ==
+	    NULL) {
 		warnx("%s", errbuf);
 		return EXIT_FAILURE;
 	}

@@ -100,6 +100,13 @@ struct spread {
 };
 struct spread stats_spread(const int64_t *v, size_t n);
 
+/*
+ * The result of a run computed again from its trace file (--trace-out): the
+ * device statistics from the trace's records, the rest from the result the
+ * run stored in it. NULL with the reason in err.
+ */
+json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
+
 /* The text report of a result document. quiet: the summary only. */
 void report_text(json_t *doc, FILE *fp, int quiet);
 

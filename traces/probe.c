@@ -169,14 +169,20 @@ probe_keep_records(struct probe *p, char *err, size_t errlen)
 	return p->ops->keep(p, err, errlen);
 }
 
+void
+probe_label(struct probe *p, const char *label)
+{
+	snprintf(p->label, sizeof(p->label), "%s", label);
+}
+
 int
-probe_records(struct probe *p, const struct blkev **recs, size_t *n,
+probe_trace_write(struct probe *p, const char *path, const char *result,
     char *err, size_t errlen)
 {
-	if (p->ops->records == NULL || p->ops->records(p, recs, n) == -1) {
-		snprintf(err, errlen, "the %s probe kept no records",
+	if (p->ops->trace_write == NULL) {
+		snprintf(err, errlen, "the %s probe kept no events",
 		    p->ops->name);
 		return -1;
 	}
-	return 0;
+	return p->ops->trace_write(p, path, result, err, errlen);
 }

@@ -78,10 +78,13 @@ struct tfs {
 	size_t ndev;
 	struct kdev kdev[TARGET_MAXDEV];
 	uint64_t malformed;	/* pages or records we could not decode */
-	/* --trace-out: every record counted, in order. */
+	uint64_t malformed_told;	/* of which counted as lost already */
+	/* --trace-out: every record counted, in order, and the marks' labels. */
 	int keep;
 	struct blkev *kept;
 	size_t nkept, capkept;
+	char (*label)[64];
+	size_t nlabel, caplabel;
 };
 
 static int64_t
@@ -649,6 +652,9 @@ tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 	if (drain(s, now, err, errlen) == -1 ||
 	    lost_since(s, &lost, err, errlen) == -1)
 		return -1;
+	/* What could not be decoded is lost as well, and said so. */
+	lost += s->malformed - s->malformed_told;
+	s->malformed_told = s->malformed;
 	if (lost > 0) {
 		struct blkev l = {.ts_ns = now, .kind = BLKEV_LOST,
 		    .sector = lost};
@@ -673,6 +679,23 @@ tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 				return -1;
 	}
 	m.sector = out != NULL;
+	if (s->keep) {
+		if (s->nlabel == s->caplabel) {
+			size_t cap = s->caplabel ? s->caplabel * 2 : 64;
+			char (*nl)[64] = realloc(s->label, cap * sizeof(*nl));
+
+			if (nl == NULL) {
+				snprintf(err, errlen, "out of memory keeping "
+				    "events for --trace-out");
+				return -1;
+			}
+			s->label = nl;
+			s->caplabel = cap;
+		}
+		memcpy(s->label[s->nlabel], p->label, sizeof(p->label));
+		m.nr_sector = (uint32_t)s->nlabel++;
+	}
+	p->label[0] = '\0';
 	return apply(s, &m, out, err, errlen);
 }
 
@@ -707,6 +730,7 @@ tfs_free(struct tfs *s)
 	free(s->page);
 	free(s->pend);
 	free(s->kept);
+	free(s->label);
 	free(s);
 }
 
@@ -729,13 +753,18 @@ tfs_keep(struct probe *p, char *err, size_t errlen)
 }
 
 static int
-tfs_records(struct probe *p, const struct blkev **recs, size_t *n)
+tfs_trace_write(struct probe *p, const char *path, const char *result,
+    char *err, size_t errlen)
 {
 	struct tfs *s = p->priv;
 
-	*recs = s->kept;
-	*n = s->nkept;
-	return s->keep ? 0 : -1;
+	if (!s->keep) {
+		snprintf(err, errlen, "the tracefs probe was not asked to keep "
+		    "its events");
+		return -1;
+	}
+	return tracefile_write(path, p->target, s->kept, s->nkept,
+	    (const char (*)[64])s->label, s->nlabel, result, err, errlen);
 }
 
 const struct probe_ops probe_tracefs_ops = {
@@ -746,5 +775,5 @@ const struct probe_ops probe_tracefs_ops = {
 	.mark = tfs_mark,
 	.close = tfs_close,
 	.keep = tfs_keep,
-	.records = tfs_records,
+	.trace_write = tfs_trace_write,
 };

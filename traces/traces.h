@@ -95,7 +95,8 @@ struct probe_ops {
 	 * and hand them over (for --trace-out).
 	 */
 	int (*keep)(struct probe *p, char *err, size_t errlen);
-	int (*records)(struct probe *p, const struct blkev **recs, size_t *n);
+	int (*trace_write)(struct probe *p, const char *path,
+	    const char *result, char *err, size_t errlen);
 };
 
 struct probe {
@@ -104,6 +105,12 @@ struct probe {
 	int64_t interval_ns;
 	void *priv;
 	char why[256];		/* why this probe was chosen */
+	/*
+	 * What the next mark ends, for the records of a trace (--trace-out):
+	 * "between", or "run N PHASE". Set with probe_label; each mark takes
+	 * it and clears it.
+	 */
+	char label[64];
 };
 
 /*
@@ -127,15 +134,50 @@ int probe_mark(struct probe *p, struct devstats *out, char *err,
 
 void probe_close(struct probe *p);
 
+/* Names what the next probe_mark ends (see struct probe's label). */
+void probe_label(struct probe *p, const char *label);
+
 /*
- * Exact probes keep the stream of records their statistics were made from
- * (struct blkev: events, lost counts, kernel counters, marks) when asked
- * before the first mark; -1 with a reason when this probe cannot.
- * probe_records then gives them, in the order they were counted.
+ * --trace-out. An exact probe keeps the stream of records its statistics
+ * are made from (struct blkev: events, lost counts, the kernel's counters,
+ * marks) when asked before the first mark; -1 with a reason when this probe
+ * cannot. After the run, probe_trace_write saves them with the target's
+ * devices and the result document (JSON text, may be NULL) to path, in the
+ * format of docs/trace-format.md, through a temporary file and a rename.
  */
 int probe_keep_records(struct probe *p, char *err, size_t errlen);
-int probe_records(struct probe *p, const struct blkev **recs, size_t *n,
+int probe_trace_write(struct probe *p, const char *path, const char *result,
     char *err, size_t errlen);
+
+/*
+ * A trace file read back: the devices, the records in order, the labels of
+ * the marks (a mark's nr_sector indexes labels), and the result document
+ * the run produced (NULL when the file has none).
+ */
+struct tracefile {
+	size_t ndev;
+	struct target_dev dev[TARGET_MAXDEV];
+	char devname[TARGET_MAXDEV][DEVNAME_MAX];
+	char devrole[TARGET_MAXDEV][16];
+	struct blkev *rec;
+	size_t nrec;
+	char (*label)[64];
+	size_t nlabel;
+	char *result;
+};
+
+/* The first line of every trace file. */
+#define TRACEFILE_MAGIC "ubcreplay-trace 1"
+
+int tracefile_write(const char *path, const struct target *t,
+    const struct blkev *rec, size_t nrec, const char (*label)[64],
+    size_t nlabel, const char *result, char *err, size_t errlen);
+/* Reads path; the error names the file and the line. */
+int tracefile_read(const char *path, struct tracefile *tf, char *err,
+    size_t errlen);
+/* 1 when the file at path starts as a trace file, 0 when not (or unreadable). */
+int tracefile_is(const char *path);
+void tracefile_free(struct tracefile *tf);
 
 /*
  * The probes this platform builds, most exact first, ending with NULL

@@ -1,0 +1,232 @@
+/*
+ * retrace.c - a result computed again from a trace file (--trace-out): the
+ * device statistics from the trace's records, through the same accumulator
+ * the live probe used (blkev.c), and everything the trace cannot know (the
+ * times, the rusage, the workload's write() calls) from the result the run
+ * wrote into the trace. The document is then built by result_json, the same
+ * as a live run's, so the two can be compared byte for byte.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis.h"
+
+static int64_t
+geti(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const char *
+gets_(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+static void
+hist_of(const json_t *h, struct hist *out)
+{
+	const json_t *b;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	json_array_foreach(json_object_get(h, "buckets"), i, b)
+		out->count[hist_bucket((uint64_t)geti(b, "min_bytes"))] +=
+		    (uint64_t)geti(b, "count");
+}
+
+static void
+target_of(const json_t *o, struct target *t, char (*role)[16])
+{
+	const json_t *d;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", gets_(o, "path"));
+	snprintf(t->mountpoint, sizeof(t->mountpoint), "%s",
+	    gets_(o, "mountpoint"));
+	snprintf(t->fstype, sizeof(t->fstype), "%s", gets_(o, "fstype"));
+	snprintf(t->options, sizeof(t->options), "%s", gets_(o, "options"));
+	snprintf(t->source, sizeof(t->source), "%s", gets_(o, "source"));
+	snprintf(t->nodev_reason, sizeof(t->nodev_reason), "%s",
+	    gets_(o, "nodev_reason"));
+	json_array_foreach(json_object_get(o, "devices"), i, d) {
+		if (i == TARGET_MAXDEV)
+			break;
+		snprintf(t->dev[i].name, sizeof(t->dev[i].name), "%s",
+		    gets_(d, "name"));
+		t->dev[i].major = (unsigned)geti(d, "major");
+		t->dev[i].minor = (unsigned)geti(d, "minor");
+		snprintf(role[i], 16, "%s", gets_(d, "role"));
+		t->dev[i].role = role[i];
+		t->ndev = i + 1;
+	}
+}
+
+static void
+phase_of(const json_t *o, struct phase_result *p)
+{
+	const json_t *app = json_object_get(o, "app_write");
+
+	p->name = gets_(o, "phase");
+	p->failed = strcmp(gets_(o, "status"), "ok") != 0;
+	snprintf(p->error, sizeof(p->error), "%s", gets_(o, "error"));
+	p->elapsed_ns = geti(o, "elapsed_ns");
+	p->user_ns = geti(o, "user_ns");
+	p->sys_ns = geti(o, "sys_ns");
+	p->maxrss_kib = geti(o, "maxrss_kib");
+	p->inblock = (uint64_t)geti(o, "inblock");
+	p->oublock = (uint64_t)geti(o, "oublock");
+	p->majflt = (uint64_t)geti(o, "majflt");
+	p->minflt = (uint64_t)geti(o, "minflt");
+	p->nswap = (uint64_t)geti(o, "nswap");
+	p->nvcsw = (uint64_t)geti(o, "nvcsw");
+	p->nivcsw = (uint64_t)geti(o, "nivcsw");
+	p->entries = (uint64_t)geti(o, "entries");
+	p->bytes = (uint64_t)geti(o, "bytes");
+	p->app_ops = (uint64_t)geti(app, "ops");
+	p->app_bytes = (uint64_t)geti(app, "bytes");
+	hist_of(json_object_get(app, "size_hist"), &p->app_size);
+	p->ndev = json_array_size(json_object_get(o, "devices"));
+}
+
+/* "run N PHASE": the phase result it names, or NULL. */
+static struct phase_result *
+labelled(struct run_result *runs, size_t nrun, const char *label)
+{
+	unsigned long n;
+	int used = 0;
+
+	if (sscanf(label, "run %lu %n", &n, &used) != 1 || used == 0 ||
+	    n == 0 || n > nrun)
+		return NULL;
+	for (size_t i = 0; i < runs[n - 1].nphase; i++)
+		if (strcmp(runs[n - 1].phase[i].name, label + used) == 0)
+			return &runs[n - 1].phase[i];
+	return NULL;
+}
+
+json_t *
+result_retrace(const struct tracefile *tf, char *err, size_t errlen)
+{
+	static struct probe_ops ops;
+	json_error_t je;
+	json_t *doc0, *doc = NULL, *o;
+	struct target targets[4];
+	char roles[4][TARGET_MAXDEV][16];
+	struct run_result *runs = NULL;
+	struct devstats between[DEVSTATS_MAXDEV], out[DEVSTATS_MAXDEV];
+	struct blkev_acc *acc = NULL;
+	uint32_t devs[TARGET_MAXDEV];
+	struct probe probe;
+	struct result r;
+	struct tm tm;
+	size_t i, nrun, found = 0;
+
+	if (tf->result == NULL) {
+		snprintf(err, errlen, "the trace holds no result to recompute");
+		return NULL;
+	}
+	if ((doc0 = json_loads(tf->result, 0, &je)) == NULL) {
+		snprintf(err, errlen, "the trace's result is not valid JSON "
+		    "(line %d): %s", je.line, je.text);
+		return NULL;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = gets_(doc0, "kind");
+	r.label = gets_(doc0, "label");
+	r.status = gets_(doc0, "status");
+	memset(&tm, 0, sizeof(tm));
+	if (strptime(gets_(doc0, "started"), "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
+		r.started = timegm(&tm);
+	r.workload = json_deep_copy(json_object_get(doc0, "workload"));
+	json_array_foreach(json_object_get(doc0, "targets"), i, o) {
+		if (i == 4)
+			break;
+		target_of(o, &targets[i], roles[i]);
+		r.ntarget = i + 1;
+	}
+	r.targets = targets;
+
+	o = json_object_get(doc0, "probe");
+	memset(&probe, 0, sizeof(probe));
+	ops.name = gets_(o, "name");
+	ops.resolution = PROBE_EXACT;
+	probe.ops = &ops;
+	probe.interval_ns = geti(o, "interval_ns");
+	snprintf(probe.why, sizeof(probe.why), "%s", gets_(o, "why"));
+	r.probe = &probe;
+
+	nrun = json_array_size(json_object_get(doc0, "runs"));
+	if ((runs = calloc(nrun + 1, sizeof(*runs))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	json_array_foreach(json_object_get(doc0, "runs"), i, o) {
+		const json_t *ph;
+		size_t k;
+
+		runs[i].status = gets_(o, "status");
+		snprintf(runs[i].error, sizeof(runs[i].error), "%s",
+		    gets_(o, "error"));
+		json_array_foreach(json_object_get(o, "phases"), k, ph) {
+			if (k == RESULT_MAXPHASE)
+				break;
+			phase_of(ph, &runs[i].phase[k]);
+			runs[i].nphase = k + 1;
+		}
+	}
+	r.nrun = nrun;
+	r.runs = runs;
+
+	/* The device statistics, again, from the records. */
+	for (i = 0; i < tf->ndev; i++)
+		devs[i] = BLKEV_DEV(tf->dev[i].major, tf->dev[i].minor);
+	if ((acc = blkev_acc_new(devs, tf->ndev, 0)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	memset(between, 0, sizeof(between));
+	for (i = 0; i < tf->nrec; i++) {
+		const struct blkev *rec = &tf->rec[i];
+		const char *label;
+		struct phase_result *p;
+
+		blkev_apply(acc, rec, out);
+		if (rec->kind != BLKEV_MARK || rec->sector == 0)
+			continue;
+		label = rec->nr_sector < tf->nlabel ? tf->label[rec->nr_sector] :
+		    "-";
+		if (strcmp(label, "between") == 0) {
+			for (size_t d = 0; d < tf->ndev; d++)
+				devstats_add(&between[d], &out[d]);
+		} else if ((p = labelled(runs, nrun, label)) != NULL) {
+			memcpy(p->dev, out, tf->ndev * sizeof(out[0]));
+			p->ndev = tf->ndev;
+			found++;
+		}
+	}
+	if (json_object_get(doc0, "between_runs") != NULL)
+		r.between = between;
+	if ((doc = result_json(&r)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	/* Where the run was made, not where it is read again. */
+	json_object_set(doc, "host", json_object_get(doc0, "host"));
+	if (found == 0) {
+		snprintf(err, errlen, "no phase of the trace's result has "
+		    "events in the trace");
+		json_decref(doc);
+		doc = NULL;
+	}
+out:
+	blkev_acc_free(acc);
+	free(runs);
+	json_decref(doc0);
+	return doc;
+}
