@@ -34,7 +34,7 @@
  * interval means at all.
  */
 #define DEFAULT_INTERVAL_NS 100000000LL
-#define MAX_RUNS 1000
+#define MAX_RUNS            1000
 
 struct opts {
 	int runs;
@@ -99,13 +99,14 @@ parse(int argc, char **argv, struct opts *o)
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->probe = "auto";
 	o->fsync = FSYNC_END;
-	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
 		case 'i':
 			if (parse_interval(optarg, &o->interval_ns) == -1) {
 				warnx("interval '%s' is not a time between 1ms "
-				    "and 1h (e.g. 100ms, 1s)", optarg);
+				      "and 1h (e.g. 100ms, 1s)",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -131,7 +132,8 @@ parse(int argc, char **argv, struct opts *o)
 			    strcmp(optarg, "interval") != 0 &&
 			    strcmp(optarg, "none") != 0) {
 				warnx("probe '%s' is not auto, exact, interval "
-				    "or none", optarg);
+				      "or none",
+				    optarg);
 				return -1;
 			}
 			o->probe = optarg;
@@ -253,7 +255,7 @@ struct job {
 	const char *archive;	/* absolute */
 	int run;		/* the run going on, from 1 */
 	char rundir[PATH_MAX];
-	struct devstats between[DEVSTATS_MAXDEV];	/* outside the runs */
+	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
 
 /*
@@ -269,7 +271,7 @@ phase(struct job *j, const char *name, replay_fn fn, void *arg,
 	char label[64];
 
 	if (replay_child(fn, arg, j->o->interval_ns, tick, j->probe, &out, err,
-	    errlen) == -1)
+	        errlen) == -1)
 		return -1;
 	fill_phase(p, name, &out, j->t->ndev);
 	/* The trace (--trace-out) names each phase the mark ends. */
@@ -286,7 +288,7 @@ remove_fn(void *arg, struct replay_report *rep)
 
 	if (j->o->fsync == FSYNC_NONE)
 		rep->failed = replay_remove_tree(j->rundir, rep->error,
-		    sizeof(rep->error)) == -1;
+		                  sizeof(rep->error)) == -1;
 	else
 		replay_remove(j->rundir, rep);
 }
@@ -308,8 +310,10 @@ one_run(struct job *j, int idx, struct run_result *run)
 		goto broken;
 	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
 	if (mkdtemp(tmpl) == NULL) {
-		snprintf(err, sizeof(err), "cannot make a run directory in "
-		    "'%s': %s", j->o->dir, strerror(errno));
+		snprintf(err, sizeof(err),
+		    "cannot make a run directory in "
+		    "'%s': %s",
+		    j->o->dir, strerror(errno));
 		goto broken;
 	}
 	snprintf(j->rundir, sizeof(j->rundir), "%s", tmpl);
@@ -321,21 +325,24 @@ one_run(struct job *j, int idx, struct run_result *run)
 		devstats_add(&j->between[i], &before[i]);
 
 	tj = (struct replay_tar_job){.archive = j->archive,
-	    .rundir = j->rundir, .fsync = j->o->fsync, .info = j->info,
-	    .progress = !j->o->quiet && isatty(STDERR_FILENO), .run = idx};
+	    .rundir = j->rundir,
+	    .fsync = j->o->fsync,
+	    .info = j->info,
+	    .progress = !j->o->quiet && isatty(STDERR_FILENO),
+	    .run = idx};
 	p = &run->phase[run->nphase++];
-	if (phase(j, "extract", replay_tar_extract, &tj, p, err,
-	    sizeof(err)) == -1)
+	if (phase(j, "extract", replay_tar_extract, &tj, p, err, sizeof(err)) ==
+	    -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		p = &run->phase[run->nphase++];
 		if (phase(j, "sync", replay_sync, j->rundir, p, err,
-		    sizeof(err)) == -1)
+		        sizeof(err)) == -1)
 			goto cleanup;
 		what = p->failed ? p->error : NULL;
 	}
-	if (j->o->keep && what == NULL) {
+	if (j->o->keep) {
 		if (!j->o->quiet)
 			fprintf(stderr, "ubcreplay: run %d kept in %s\n", idx,
 			    j->rundir);
@@ -366,13 +373,15 @@ broken:
 	return -1;
 }
 
+/* The archive's entries and bytes are what the first run extracted. */
 static json_t *
-workload_json(const struct opts *o, const struct replay_archive_info *info)
+workload_json(const struct opts *o, const struct replay_archive_info *info,
+    const struct run_result *first)
 {
 	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
 	    o->archive, "format", info->format, "filter", info->filter,
-	    "entries", (json_int_t)info->entries, "bytes",
-	    (json_int_t)info->bytes, "fsync", fsync_name(o->fsync),
+	    "entries", (json_int_t)first->phase[0].entries, "bytes",
+	    (json_int_t)first->phase[0].bytes, "fsync", fsync_name(o->fsync),
 	    "drop_caches", o->drop_caches, "keep", o->keep);
 }
 
@@ -395,7 +404,7 @@ cmd_tar(int argc, char **argv)
 	}
 	if (check_dir(o.dir) == -1)
 		return EXIT_FAILURE;
-	if (replay_archive_scan(o.archive, &info, err, sizeof(err)) == -1) {
+	if (replay_archive_identify(o.archive, &info, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -423,8 +432,8 @@ cmd_tar(int argc, char **argv)
 	j.info = &info;
 	j.archive = archive;
 	replay_catch_signals();
-	if ((j.probe = probe_open(o.probe, &t, o.interval_ns, err,
-	    sizeof(err))) == NULL) {
+	if ((j.probe = probe_open(
+	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
 		free(runs);
 		return EXIT_FAILURE;
@@ -471,7 +480,7 @@ cmd_tar(int argc, char **argv)
 	r.kind = "tar";
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
-	r.workload = workload_json(&o, &info);
+	r.workload = workload_json(&o, &info, &runs[0]);
 	r.ntarget = 1;
 	r.targets = &t;
 	r.probe = j.probe;
@@ -505,8 +514,10 @@ cmd_tar(int argc, char **argv)
 		status = EXIT_FAILURE;
 	}
 	if (!o.quiet)
-		report_text(doc, o.output != NULL && strcmp(o.output, "-") == 0 ?
-		    stderr : stdout, 0);
+		report_text(doc,
+		    o.output != NULL && strcmp(o.output, "-") == 0 ? stderr
+		                                                   : stdout,
+		    0);
 	json_decref(doc);
 	return status;
 }

@@ -14,13 +14,13 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-	{"report", cmd_report},
+    {"report", cmd_report},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
+    "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] archive dir\n"
     "       ubcreplay report file\n";
 
@@ -35,7 +35,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
-		    i++)
+		     i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				exit(commands[i].fn(argc - 1, argv + 1));
 		if (strcmp(argv[1], "-h") == 0 ||

@@ -24,12 +24,12 @@
 #include "hist.h"
 #include "../traces/traces.h"
 
-#define RESULT_SCHEMA 1
+#define RESULT_SCHEMA   1
 #define RESULT_MAXPHASE 4
 
 /* One phase of one run: times, the child's rusage, what the devices did. */
 struct phase_result {
-	const char *name;	/* "extract", "sync", "remove" */
+	const char *name; /* "extract", "sync", "remove" */
 	int failed;
 	char error[768];
 	int64_t elapsed_ns, user_ns, sys_ns;
@@ -43,18 +43,18 @@ struct phase_result {
 };
 
 struct run_result {
-	const char *status;	/* "ok", "failed", "interrupted" */
+	const char *status; /* "ok", "failed", "interrupted" */
 	char error[768];
 	size_t nphase;
 	struct phase_result phase[RESULT_MAXPHASE];
 };
 
 struct result {
-	const char *kind;	/* "tar" */
+	const char *kind; /* "tar" */
 	const char *label;
 	const char *status;
 	time_t started;
-	json_t *workload;	/* built by the front end; stolen */
+	json_t *workload; /* built by the front end; stolen */
 	size_t ntarget;
 	const struct target *targets;
 	const struct probe *probe;

@@ -22,8 +22,8 @@ subns(int64_t now, int64_t then)
 }
 
 void
-devstats_delta(struct devstats *d, const struct devstats *now,
-    const struct devstats *then)
+devstats_delta(
+    struct devstats *d, const struct devstats *now, const struct devstats *then)
 {
 	memset(d, 0, sizeof(*d));
 	for (int i = 0; i < DIR_N; i++) {
@@ -93,4 +93,3 @@ devstats_add(struct devstats *dst, const struct devstats *src)
 	dst->discard_bytes += src->discard_bytes;
 	dst->busy_ns += src->busy_ns;
 }
-

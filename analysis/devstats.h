@@ -31,7 +31,7 @@ struct xfer {
 	uint64_t ops;
 	uint64_t bytes;
 	uint64_t merges;
-	int64_t time_ns;	/* sum of the time the requests took */
+	int64_t time_ns; /* sum of the time the requests took */
 	/*
 	 * Transfer sizes. For an exact probe one count per request; for an
 	 * interval probe the mean size of each interval, weighted by that
@@ -74,7 +74,7 @@ struct xfer {
 /* What one device did between two marks. */
 struct devstats {
 	struct xfer xfer[DIR_N];
-	uint64_t flushes;	/* cache flush requests, apart from writes */
+	uint64_t flushes; /* cache flush requests, apart from writes */
 	uint64_t discards;
 	uint64_t discard_bytes;
 	int64_t busy_ns;	/* time with at least one request in flight */

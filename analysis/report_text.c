@@ -70,36 +70,41 @@ header(json_t *doc, FILE *fp)
 	const json_t *t;
 	size_t i;
 
-	fprintf(fp, "ubcreplay %s: %s", gets_(doc, "kind"), gets_(doc, "label"));
+	fprintf(
+	    fp, "ubcreplay %s: %s", gets_(doc, "kind"), gets_(doc, "label"));
 	fprintf(fp, "\n");
 	if (json_object_get(w, "archive") != NULL)
-		fprintf(fp, "archive  %s: %" PRId64 " entries, %.1f MB "
-		    "(%s, %s); fsync %s%s\n", gets_(w, "archive"),
-		    geti(w, "entries"), (double)geti(w, "bytes") / 1e6,
-		    gets_(w, "format"), gets_(w, "filter"), gets_(w, "fsync"),
-		    json_is_true(json_object_get(w, "drop_caches")) ?
-		    ", caches dropped before each run" : "");
-	json_array_foreach(json_object_get(doc, "targets"), i, t) {
+		fprintf(fp,
+		    "archive  %s: %" PRId64 " entries, %.1f MB "
+		    "(%s, %s); fsync %s%s\n",
+		    gets_(w, "archive"), geti(w, "entries"),
+		    (double)geti(w, "bytes") / 1e6, gets_(w, "format"),
+		    gets_(w, "filter"), gets_(w, "fsync"),
+		    json_is_true(json_object_get(w, "drop_caches"))
+		        ? ", caches dropped before each run"
+		        : "");
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
 
 		fprintf(fp, "target   %s: %s (%s) from %s", gets_(t, "path"),
 		    gets_(t, "fstype"), gets_(t, "options"),
 		    gets_(t, "source"));
-		json_array_foreach(json_object_get(t, "devices"), k, d)
+		json_array_foreach (json_object_get(t, "devices"), k, d)
 			fprintf(fp, "%s%s%s%s", k == 0 ? " [" : ", ",
 			    gets_(d, "name"),
 			    strcmp(gets_(d, "role"), "fs") != 0 ? " " : "",
-			    strcmp(gets_(d, "role"), "fs") != 0 ?
-			    gets_(d, "role") : "");
+			    strcmp(gets_(d, "role"), "fs") != 0
+			        ? gets_(d, "role")
+			        : "");
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 		if (json_object_get(t, "nodev_reason") != NULL)
 			fprintf(fp, "         no device statistics: %s\n",
 			    gets_(t, "nodev_reason"));
 	}
-	fprintf(fp, "probe    %s, %s", gets_(p, "name"),
-	    gets_(p, "resolution"));
+	fprintf(
+	    fp, "probe    %s, %s", gets_(p, "name"), gets_(p, "resolution"));
 	if (strcmp(gets_(p, "resolution"), "interval") == 0)
 		fprintf(fp, " every %" PRId64 " ms",
 		    geti(p, "interval_ns") / 1000000);
@@ -144,8 +149,9 @@ bucket_table(FILE *fp, const char *title, const struct hist *cols,
 		fprintf(fp, " %12s", names[c]);
 	fprintf(fp, "\n");
 	for (unsigned b = lo; b <= hi; b++) {
-		int w = max == 0 ? 0 :
-		    (int)((bar->count[b] * BAR_WIDTH + max - 1) / max);
+		int w = max == 0
+		    ? 0
+		    : (int)((bar->count[b] * BAR_WIDTH + max - 1) / max);
 
 		fprintf(fp, "  %6s", hist_label(b, label, sizeof(label)));
 		for (size_t c = 0; c < ncol; c++)
@@ -159,10 +165,10 @@ hist_title(const json_t *doc)
 {
 	const json_t *p = json_object_get(doc, "probe");
 
-	return strcmp(gets_(p, "resolution"), "exact") == 0 ?
-	    "write sizes (one count per request)" :
-	    "write sizes (device column: interval means weighted by "
-	    "operations, not single requests)";
+	return strcmp(gets_(p, "resolution"), "exact") == 0
+	    ? "write sizes (one count per request)"
+	    : "write sizes (device column: interval means weighted by "
+	      "operations, not single requests)";
 }
 
 /* Sums key over the phases' device n, in direction dir (NULL: the device). */
@@ -348,7 +354,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		fprintf(fp, "  [%s: %s]", gets_(run, "status"),
 		    gets_(run, "error"));
 	fprintf(fp, "\n        ");
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		seconds(el, sizeof(el), geti(ph, "elapsed_ns"));
 		fprintf(fp, " %s %s", gets_(ph, "phase"), el);
 	}
@@ -369,21 +375,22 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		int64_t v[2][3] = {{0}}, flushes = 0;
 		const char *name = "";
 
-		json_array_foreach(phases, i, ph) {
+		json_array_foreach (phases, i, ph) {
 			struct hist h;
 
 			d = json_array_get(json_object_get(ph, "devices"), n);
 			name = gets_(d, "device");
 			for (k = 0; k < 2; k++) {
-				const json_t *x = json_object_get(d,
-				    k == 0 ? "read" : "write");
+				const json_t *x = json_object_get(
+				    d, k == 0 ? "read" : "write");
 
 				v[k][0] += geti(x, "ops");
 				v[k][1] += geti(x, "bytes");
 			}
 			flushes += geti(d, "flushes");
-			hist_from(json_object_get(json_object_get(d, "write"),
-			    "size_hist"), &h);
+			hist_from(json_object_get(
+			              json_object_get(d, "write"), "size_hist"),
+			    &h);
 			hist_merge(&dev[n], &h);
 			hist_from(json_object_get(json_object_get(d, "write"),
 			    "bio_size_hist"), &h);
@@ -402,11 +409,12 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			    flushes);
 		}
 	}
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		struct hist h;
 
-		hist_from(json_object_get(json_object_get(ph, "app_write"),
-		    "size_hist"), &h);
+		hist_from(json_object_get(
+		              json_object_get(ph, "app_write"), "size_hist"),
+		    &h);
 		hist_merge(&app, &h);
 	}
 	for (size_t n = 0; n < ndev; n++) {
@@ -433,13 +441,13 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 
 /* scale 0: a count, printed as an integer. */
 static void
-spread_line(FILE *fp, const char *what, const json_t *s, double scale,
-    const char *unit)
+spread_line(
+    FILE *fp, const char *what, const json_t *s, double scale, const char *unit)
 {
 	if (scale == 0)
-		fprintf(fp, "  %-24s %10" PRId64 "    [%" PRId64 " .. %" PRId64
-		    "]\n", what, geti(s, "median"), geti(s, "min"),
-		    geti(s, "max"));
+		fprintf(fp,
+		    "  %-24s %10" PRId64 "    [%" PRId64 " .. %" PRId64 "]\n",
+		    what, geti(s, "median"), geti(s, "min"), geti(s, "max"));
 	else
 		fprintf(fp, "  %-24s %10.2f %-2s [%.2f .. %.2f]\n", what,
 		    (double)geti(s, "median") / scale, unit,
@@ -456,12 +464,12 @@ summary(json_t *doc, FILE *fp)
 
 	fprintf(fp, "\nsummary over %" PRId64 " run%s (median [min .. max])\n",
 	    geti(s, "runs_ok"), geti(s, "runs_ok") == 1 ? "" : "s");
-	json_object_foreach((json_t *)json_object_get(s, "phases"), key, v) {
+	json_object_foreach ((json_t *)json_object_get(s, "phases"), key, v) {
 		snprintf(what, sizeof(what), "%s elapsed", key);
-		spread_line(fp, what, json_object_get(v, "elapsed_ns"), 1e9,
-		    "s");
+		spread_line(
+		    fp, what, json_object_get(v, "elapsed_ns"), 1e9, "s");
 	}
-	json_object_foreach((json_t *)json_object_get(s, "devices"), key, v) {
+	json_object_foreach ((json_t *)json_object_get(s, "devices"), key, v) {
 		const json_t *w = json_object_get(v, "write");
 
 		snprintf(what, sizeof(what), "%s write ops", key);
@@ -469,8 +477,8 @@ summary(json_t *doc, FILE *fp)
 		snprintf(what, sizeof(what), "%s write bytes", key);
 		spread_line(fp, what, json_object_get(w, "bytes"), 1e6, "MB");
 		snprintf(what, sizeof(what), "%s write KB/t", key);
-		spread_line(fp, what, json_object_get(w, "mean_bytes"), 1024,
-		    "KB");
+		spread_line(
+		    fp, what, json_object_get(w, "mean_bytes"), 1024, "KB");
 		snprintf(what, sizeof(what), "%s flushes", key);
 		spread_line(fp, what, json_object_get(v, "flushes"), 0, "");
 	}
@@ -483,15 +491,18 @@ between(json_t *doc, FILE *fp)
 	const json_t *d;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(doc,
-	    "between_runs"), "devices"), i, d) {
+	json_array_foreach (
+	    json_object_get(json_object_get(doc, "between_runs"), "devices"), i,
+	    d) {
 		const json_t *r = json_object_get(d, "read");
 		const json_t *w = json_object_get(d, "write");
 
-		fprintf(fp, "%s  %s: %" PRId64 " reads, %" PRId64 " writes "
+		fprintf(fp,
+		    "%s  %s: %" PRId64 " reads, %" PRId64 " writes "
 		    "(%" PRId64 " bytes), %" PRId64 " flushes\n",
-		    i == 0 ? "\noutside the runs (the sync before each run)\n" :
-		    "", gets_(d, "device"), geti(r, "ops"), geti(w, "ops"),
+		    i == 0 ? "\noutside the runs (the sync before each run)\n"
+		           : "",
+		    gets_(d, "device"), geti(r, "ops"), geti(w, "ops"),
 		    geti(w, "bytes"), geti(d, "flushes"));
 	}
 }
@@ -504,7 +515,7 @@ report_text(json_t *doc, FILE *fp, int quiet)
 
 	header(doc, fp);
 	if (!quiet)
-		json_array_foreach(json_object_get(doc, "runs"), i, run)
+		json_array_foreach (json_object_get(doc, "runs"), i, run)
 			run_block(doc, run, fp);
 	between(doc, fp);
 	summary(doc, fp);

@@ -26,8 +26,8 @@ result_hist_json(const struct hist *h, const char *kind)
 		if (h->count[b] != 0)
 			json_array_append_new(buckets,
 			    json_pack("{s:I,s:I}", "min_bytes",
-				(json_int_t)hist_bucket_min(b), "count",
-				(json_int_t)h->count[b]));
+			        (json_int_t)hist_bucket_min(b), "count",
+			        (json_int_t)h->count[b]));
 	return json_pack("{s:s,s:o}", "kind", kind, "buckets", buckets);
 }
 
@@ -163,8 +163,9 @@ ndevices(const struct result *r)
 static const char *
 size_kind(const struct result *r)
 {
-	return r->probe != NULL && r->probe->ops->resolution == PROBE_EXACT ?
-	    "exact" : "interval_mean";
+	return r->probe != NULL && r->probe->ops->resolution == PROBE_EXACT
+	    ? "exact"
+	    : "interval_mean";
 }
 
 static json_t *
@@ -180,7 +181,7 @@ phase_json(const struct result *r, const struct phase_result *p)
 	    mean(p->app_bytes, p->app_ops), "size_hist",
 	    result_hist_json(&p->app_size, "exact"));
 	return json_pack("{s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-	    "s:I,s:I,s:I,s:I,s:o,s:o}",
+	                 "s:I,s:I,s:I,s:I,s:o,s:o}",
 	    "phase", p->name, "status", p->failed ? "failed" : "ok", "error",
 	    p->failed ? p->error : NULL, "elapsed_ns",
 	    (json_int_t)p->elapsed_ns, "user_ns", (json_int_t)p->user_ns,
@@ -239,14 +240,14 @@ target_json(const struct target *t)
 	for (size_t i = 0; i < t->ndev; i++)
 		json_array_append_new(devs,
 		    json_pack("{s:s,s:i,s:i,s:s}", "name", t->dev[i].name,
-			"major", (int)t->dev[i].major, "minor",
-			(int)t->dev[i].minor, "role", t->dev[i].role));
+		        "major", (int)t->dev[i].major, "minor",
+		        (int)t->dev[i].minor, "role", t->dev[i].role));
 	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "path", t->path,
 	    "mountpoint", t->mountpoint, "fstype", t->fstype, "options",
 	    t->options, "source", t->source, "devices", devs);
 	if (t->ndev == 0)
-		json_object_set_new(o, "nodev_reason",
-		    json_string(t->nodev_reason));
+		json_object_set_new(
+		    o, "nodev_reason", json_string(t->nodev_reason));
 	return o;
 }
 
@@ -255,8 +256,8 @@ spread_json(const int64_t *v, size_t n)
 {
 	struct spread s = stats_spread(v, n);
 
-	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median,
-	    "min", (json_int_t)s.min, "max", (json_int_t)s.max);
+	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median, "min",
+	    (json_int_t)s.min, "max", (json_int_t)s.max);
 }
 
 /* What device d did over a whole run: the sum of its phases. */
@@ -282,10 +283,12 @@ summary_phases(const struct run_result **ok, size_t n, int64_t *v)
 
 		for (size_t k = 0; k < 3; k++) {
 			for (size_t i = 0; i < n; i++) {
-				const struct phase_result *p = &ok[i]->phase[ph];
+				const struct phase_result *p =
+				    &ok[i]->phase[ph];
 
-				v[i] = k == 0 ? p->elapsed_ns :
-				    k == 1 ? p->user_ns : p->sys_ns;
+				v[i] = k == 0 ? p->elapsed_ns
+				    : k == 1  ? p->user_ns
+				              : p->sys_ns;
 			}
 			json_object_set_new(po, key[k], spread_json(v, n));
 		}
@@ -295,8 +298,8 @@ summary_phases(const struct run_result **ok, size_t n, int64_t *v)
 }
 
 static json_t *
-summary_device(const struct result *r, const struct run_result **ok,
-    size_t n, size_t d, int64_t *v)
+summary_device(const struct result *r, const struct run_result **ok, size_t n,
+    size_t d, int64_t *v)
 {
 	static const char *const key[] = {"ops", "bytes", "mean_bytes"};
 	json_t *dobj = json_object(), *hists = json_object();
@@ -311,17 +314,17 @@ summary_device(const struct result *r, const struct run_result **ok,
 				struct devstats sum = run_device(ok[i], d);
 				const struct xfer *x = &sum.xfer[k];
 
-				v[i] = m == 0 ? (int64_t)x->ops :
-				    m == 1 ? (int64_t)x->bytes :
-				    (int64_t)mean(x->bytes, x->ops);
+				v[i] = m == 0 ? (int64_t)x->ops
+				    : m == 1  ? (int64_t)x->bytes
+				              : (int64_t)mean(x->bytes, x->ops);
 				if (m == 0)
 					hist_merge(&h, &x->size);
 			}
 			json_object_set_new(xo, key[m], spread_json(v, n));
 		}
 		json_object_set_new(dobj, dirname_[k], xo);
-		json_object_set_new(hists, dirname_[k],
-		    result_hist_json(&h, size_kind(r)));
+		json_object_set_new(
+		    hists, dirname_[k], result_hist_json(&h, size_kind(r)));
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = (int64_t)run_device(ok[i], d).flushes;
@@ -376,12 +379,12 @@ result_json(const struct result *r)
 		json_array_append_new(runs, run_json(r, &r->runs[i], i));
 	probe = json_pack("{s:s,s:s,s:I,s:s}", "name",
 	    r->probe ? r->probe->ops->name : "none", "resolution",
-	    probe_resolution_name(r->probe ? r->probe->ops->resolution :
-		PROBE_NONE), "interval_ns",
-	    (json_int_t)(r->probe ? r->probe->interval_ns : 0), "why",
-	    r->probe ? r->probe->why : "");
+	    probe_resolution_name(
+	        r->probe ? r->probe->ops->resolution : PROBE_NONE),
+	    "interval_ns", (json_int_t)(r->probe ? r->probe->interval_ns : 0),
+	    "why", r->probe ? r->probe->why : "");
 	doc = json_pack("{s:i,s:{s:s,s:s},s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},"
-	    "s:s,s:o,s:o,s:o,s:o}",
+	                "s:s,s:o,s:o,s:o,s:o}",
 	    "schema", RESULT_SCHEMA, "tool", "name", "ubcreplay", "version",
 	    UBC_VERSION, "kind", r->kind, "label", r->label, "status",
 	    r->status, "host", "name", host, "system", u.sysname, "release",
@@ -391,10 +394,11 @@ result_json(const struct result *r)
 		json_t *devs = json_array();
 
 		for (size_t i = 0; i < ndevices(r); i++)
-			json_array_append_new(devs, device_json(devname_at(r, i),
-			    &r->between[i], size_kind(r)));
-		json_object_set_new(doc, "between_runs",
-		    json_pack("{s:o}", "devices", devs));
+			json_array_append_new(devs,
+			    device_json(devname_at(r, i), &r->between[i],
+			        size_kind(r)));
+		json_object_set_new(
+		    doc, "between_runs", json_pack("{s:o}", "devices", devs));
 	}
 	if (doc != NULL)
 		json_object_set_new(doc, "summary", summary_json(r));
@@ -411,8 +415,10 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	if (strcmp(path, "-") == 0) {
 		if (json_dumpf(doc, stdout, flags) == -1 ||
 		    fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
-			snprintf(err, errlen, "cannot write the result to "
-			    "standard output: %s", strerror(errno));
+			snprintf(err, errlen,
+			    "cannot write the result to "
+			    "standard output: %s",
+			    strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -429,8 +435,8 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	}
 	if (json_dumpfd(doc, fd, flags) == -1 || write(fd, "\n", 1) != 1 ||
 	    fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		return -1;
@@ -457,8 +463,10 @@ result_load(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "cannot read result '%s': %s",
 			    path, je.text);
 		else
-			snprintf(err, errlen, "result '%s' is not valid JSON "
-			    "(line %d): %s", path, je.line, je.text);
+			snprintf(err, errlen,
+			    "result '%s' is not valid JSON "
+			    "(line %d): %s",
+			    path, je.line, je.text);
 		return NULL;
 	}
 	it = json_object_iter(doc);
@@ -466,15 +474,18 @@ result_load(const char *path, char *err, size_t errlen)
 	schema = json_object_get(doc, "schema");
 	if (first == NULL || strcmp(first, "schema") != 0 ||
 	    !json_is_integer(schema)) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (no "
-		    "schema version first)", path);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "schema version first)",
+		    path);
 		json_decref(doc);
 		return NULL;
 	}
 	if (json_integer_value(schema) > RESULT_SCHEMA) {
-		snprintf(err, errlen, "result '%s' has schema %lld, newer than "
-		    "this ubcreplay reads (%d): use a newer ubcreplay", path,
-		    (long long)json_integer_value(schema), RESULT_SCHEMA);
+		snprintf(err, errlen,
+		    "result '%s' has schema %lld, newer than "
+		    "this ubcreplay reads (%d): use a newer ubcreplay",
+		    path, (long long)json_integer_value(schema), RESULT_SCHEMA);
 		json_decref(doc);
 		return NULL;
 	}

@@ -94,6 +94,29 @@ phase_of(const json_t *o, struct phase_result *p)
 	p->ndev = json_array_size(json_object_get(o, "devices"));
 }
 
+/* "2026-11-29T20:49:00Z" to seconds since the epoch; 0 when it is not. */
+static time_t
+utc_seconds(const char *s)
+{
+	int y, mo, d, h, mi, sec;
+	int64_t days;
+
+	if (sscanf(s, "%d-%d-%dT%d:%d:%dZ", &y, &mo, &d, &h, &mi, &sec) != 6 ||
+	    mo < 1 || mo > 12)
+		return 0;
+	/* Days from 1970-01-01 in the proleptic Gregorian calendar. */
+	y -= mo <= 2;
+	days = (int64_t)(y >= 0 ? y : y - 399) / 400 * 146097;
+	{
+		int yoe = y - (y >= 0 ? y : y - 399) / 400 * 400;
+		int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+		int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+		days += doe - 719468;
+	}
+	return (time_t)(days * 86400 + h * 3600 + mi * 60 + sec);
+}
+
 /* "run N PHASE": the phase result it names, or NULL. */
 static struct phase_result *
 labelled(struct run_result *runs, size_t nrun, const char *label)
@@ -124,7 +147,6 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 	uint32_t devs[TARGET_MAXDEV];
 	struct probe probe;
 	struct result r;
-	struct tm tm;
 	size_t i, nrun, found = 0;
 
 	if (tf->result == NULL) {
@@ -140,9 +162,7 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 	r.kind = gets_(doc0, "kind");
 	r.label = gets_(doc0, "label");
 	r.status = gets_(doc0, "status");
-	memset(&tm, 0, sizeof(tm));
-	if (strptime(gets_(doc0, "started"), "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
-		r.started = timegm(&tm);
+	r.started = utc_seconds(gets_(doc0, "started"));
 	r.workload = json_deep_copy(json_object_get(doc0, "workload"));
 	json_array_foreach(json_object_get(doc0, "targets"), i, o) {
 		if (i == 4)

@@ -12,7 +12,8 @@
  *	struct replay_outcome o;
  *	if (replay_child(replay_tar_extract, &job, interval_ns, tick, probe,
  *	    &o, err, sizeof(err)) == -1) ...	the child could not be run
- *	if (o.report.failed) ...		it ran, and failed: o.report.error
+ *	if (o.report.failed) ...		it ran, and failed:
+ *o.report.error
  *
  * Nothing here prints (but the optional progress line on a terminal) or
  * exits, but for the child's own _exit.
@@ -32,17 +33,17 @@
 struct replay_report {
 	int failed;
 	char error[768];
-	uint64_t entries;	/* archive entries extracted, files copied */
-	uint64_t bytes;		/* data bytes written */
-	uint64_t app_ops;	/* write() calls the workload made */
+	uint64_t entries; /* archive entries extracted, files copied */
+	uint64_t bytes;   /* data bytes written */
+	uint64_t app_ops; /* write() calls the workload made */
 	uint64_t app_bytes;
-	struct hist app_size;	/* their sizes */
+	struct hist app_size; /* their sizes */
 };
 
 struct replay_outcome {
-	int64_t elapsed_ns;	/* monotonic, fork to the child's exit */
-	struct rusage ru;	/* the child's, from wait4 */
-	int status;		/* as wait4 returned it */
+	int64_t elapsed_ns; /* monotonic, fork to the child's exit */
+	struct rusage ru;   /* the child's, from wait4 */
+	int status;         /* as wait4 returned it */
 	struct replay_report report;
 };
 
@@ -77,26 +78,26 @@ int64_t replay_now_ns(void);
 enum replay_fsync { FSYNC_NONE, FSYNC_FILE, FSYNC_END };
 
 struct replay_archive_info {
-	uint64_t entries;
-	uint64_t bytes;		/* sum of entry sizes */
-	char format[64];	/* libarchive's name of the format */
-	char filter[64];	/* and of the compression */
+	char format[64];    /* libarchive's name of the format */
+	char filter[64];    /* and of the compression */
+	int64_t size_bytes; /* of the archive file, for the progress line */
 };
 
 /*
- * Reads the whole archive once, headers and data, without writing: counts
- * the entries and bytes, and finds a corrupt archive before anything is
- * measured. The error names the archive and what was wrong.
+ * Opens the archive and reads its first header, without writing: finds a
+ * missing file or one that is not an archive before any run begins. The
+ * error names the archive and what was wrong. (Damage further in is found
+ * by the first run, which then fails.)
  */
-int replay_archive_scan(const char *archive, struct replay_archive_info *info,
-    char *err, size_t errlen);
+int replay_archive_identify(const char *archive,
+    struct replay_archive_info *info, char *err, size_t errlen);
 
 struct replay_tar_job {
 	const char *archive;
-	const char *rundir;	/* exists, empty; the child extracts into it */
+	const char *rundir; /* exists, empty; the child extracts into it */
 	enum replay_fsync fsync;
-	const struct replay_archive_info *info;	/* for the progress line */
-	int progress;		/* draw a progress line on stderr */
+	const struct replay_archive_info *info; /* for the progress line */
+	int progress; /* draw a progress line on stderr */
 	int run;
 };
 

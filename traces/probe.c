@@ -56,12 +56,12 @@ none_close(struct probe *p)
 }
 
 const struct probe_ops probe_none_ops = {
-	.name = "none",
-	.resolution = PROBE_NONE,
-	.open = none_open,
-	.tick = none_tick,
-	.mark = none_mark,
-	.close = none_close,
+    .name = "none",
+    .resolution = PROBE_NONE,
+    .open = none_open,
+    .tick = none_tick,
+    .mark = none_mark,
+    .close = none_close,
 };
 
 static struct probe *
@@ -93,8 +93,8 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 	int any = strcmp(want, "auto") == 0;
 
 	if (t->ndev == 0 || strcmp(want, "none") == 0) {
-		if ((p = try_open(&probe_none_ops, t, interval_ns, err,
-		    errlen)) != NULL)
+		if ((p = try_open(
+		         &probe_none_ops, t, interval_ns, err, errlen)) != NULL)
 			snprintf(p->why, sizeof(p->why), "%s",
 			    t->ndev == 0 ? t->nodev_reason : "asked for none");
 		return p;

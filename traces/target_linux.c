@@ -31,8 +31,8 @@ slurp(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		free(buf);
 		return NULL;
 	}
@@ -49,8 +49,8 @@ slurp(const char *path, char *err, size_t errlen)
 	}
 	close(fd);
 	if (n == -1) {
-		snprintf(err, errlen, "cannot read '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		free(buf);
 		return NULL;
 	}
@@ -79,8 +79,8 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 	}
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysroot, ma, mi);
 	if ((n = readlink(path, link, sizeof(link) - 1)) == -1) {
-		snprintf(err, errlen, "device %u:%u has no entry in %s: %s",
-		    ma, mi, sysroot, strerror(errno));
+		snprintf(err, errlen, "device %u:%u has no entry in %s: %s", ma,
+		    mi, sysroot, strerror(errno));
 		return -1;
 	}
 	link[n] = '\0';
@@ -92,8 +92,8 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 	d->role = role;
 
 	/* A device-mapper or md device lists what it is made of. */
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/slaves", sysroot, ma,
-	    mi);
+	snprintf(
+	    path, sizeof(path), "%s/dev/block/%u:%u/slaves", sysroot, ma, mi);
 	if ((dir = opendir(path)) == NULL)
 		return 0;
 	while ((de = readdir(dir)) != NULL) {
@@ -109,15 +109,15 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 			return -1;
 		}
 		if (sscanf(txt, "%u:%u", &sma, &smi) != 2) {
-			snprintf(err, errlen, "'%s' is not MAJOR:MINOR",
-			    devpath);
+			snprintf(
+			    err, errlen, "'%s' is not MAJOR:MINOR", devpath);
 			free(txt);
 			closedir(dir);
 			return -1;
 		}
 		free(txt);
 		if (adddev(t, sysroot, sma, smi, "member", depth + 1, err,
-		    errlen) == -1) {
+		        errlen) == -1) {
 			closedir(dir);
 			return -1;
 		}
@@ -178,8 +178,8 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 		return -1;
 	}
 	if (stat(real, &st) == -1) {
-		snprintf(err, errlen, "cannot stat '%s': %s", dir,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	if ((mi = slurp("/proc/self/mountinfo", err, errlen)) == NULL)

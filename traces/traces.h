@@ -14,11 +14,10 @@
  *	char err[256];
  *
  *	if (target_resolve(dir, &t, err, sizeof(err)) == -1) ...
- *	if ((p = probe_open("auto", &t, interval_ns, err, sizeof(err))) == NULL) ...
- *	probe_mark(p, NULL);			start of a phase
- *	while (busy) probe_tick(p);
- *	probe_mark(p, stats);			end: stats[i] for t.dev[i]
- *	probe_close(p);
+ *	if ((p = probe_open("auto", &t, interval_ns, err, sizeof(err))) == NULL)
+ *... probe_mark(p, NULL);			start of a phase while (busy)
+ *probe_tick(p); probe_mark(p, stats);			end: stats[i] for
+ *t.dev[i] probe_close(p);
  *
  * Functions return 0 or -1 with a message in the caller's buffer; nothing
  * here prints or exits.
@@ -33,11 +32,11 @@
 #include "../analysis/devstats.h"
 
 #define TARGET_MAXDEV DEVSTATS_MAXDEV
-#define DEVNAME_MAX 32
+#define DEVNAME_MAX   32
 
 /* One block device behind a target. */
 struct target_dev {
-	char name[DEVNAME_MAX];	/* kernel name: "loop0", "sda1", "dm-0" */
+	char name[DEVNAME_MAX]; /* kernel name: "loop0", "sda1", "dm-0" */
 	unsigned major, minor;
 	/*
 	 * "fs": the device the filesystem is mounted from; "member": a device
@@ -49,15 +48,15 @@ struct target_dev {
 
 /* What a directory lives on. */
 struct target {
-	char path[4096];	/* the directory, as given */
+	char path[4096]; /* the directory, as given */
 	char mountpoint[4096];
 	char fstype[64];
-	char options[1024];	/* mount options, then superblock options */
-	char source[1024];	/* what mountinfo names as the source */
-	unsigned major, minor;	/* st_dev of the directory */
-	size_t ndev;		/* 0: no block device (tmpfs, nfs, overlay) */
+	char options[1024];    /* mount options, then superblock options */
+	char source[1024];     /* what mountinfo names as the source */
+	unsigned major, minor; /* st_dev of the directory */
+	size_t ndev;           /* 0: no block device (tmpfs, nfs, overlay) */
 	struct target_dev dev[TARGET_MAXDEV];
-	char nodev_reason[256];	/* why ndev is 0, in words */
+	char nodev_reason[256]; /* why ndev is 0, in words */
 };
 
 /*
@@ -87,8 +86,8 @@ struct probe_ops {
 	enum probe_resolution resolution;
 	int (*open)(struct probe *p, char *err, size_t errlen);
 	int (*tick)(struct probe *p, char *err, size_t errlen);
-	int (*mark)(struct probe *p, struct devstats *out, char *err,
-	    size_t errlen);
+	int (*mark)(
+	    struct probe *p, struct devstats *out, char *err, size_t errlen);
 	void (*close)(struct probe *p);
 	/*
 	 * Exact probes only (NULL elsewhere): keep every record from now on,
@@ -129,8 +128,7 @@ int probe_tick(struct probe *p, char *err, size_t errlen);
  * with what happened since the previous mark, and starts the next. out may
  * be NULL to start measuring without reporting.
  */
-int probe_mark(struct probe *p, struct devstats *out, char *err,
-    size_t errlen);
+int probe_mark(struct probe *p, struct devstats *out, char *err, size_t errlen);
 
 void probe_close(struct probe *p);
 
@@ -194,8 +192,8 @@ extern const struct probe_ops probe_none_ops;
  * of /proc/diskstats (the same after major, minor and name: 14, 18 or 20
  * fields) into cumulative counters. The histograms are left empty.
  */
-int diskstats_parse(const char *line, struct devstats *out, char *err,
-    size_t errlen);
+int diskstats_parse(
+    const char *line, struct devstats *out, char *err, size_t errlen);
 
 /*
  * mountinfo_find: in the text of a mountinfo file, the mount of device

@@ -1,5 +1,5 @@
 /*
- * mountinfo_linux.c - finding a directory's mount in the text of
+ * mountinfo.c - finding a directory's mount in the text of
  * /proc/self/mountinfo (Documentation/filesystems/proc.rst, 3.5):
  *
  *	36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw
@@ -124,7 +124,8 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		}
 		if (ma != major || mi != minor)
 			continue;
-		/* Bind mounts share a device: the deepest enclosing one wins. */
+		/* Bind mounts share a device: the deepest enclosing one wins.
+		 */
 		if ((plen = prefix_len(mp, realdir)) == 0 || plen < best)
 			continue;
 		best = plen;
