@@ -14,6 +14,7 @@
 #include <atf-c.h>
 
 #include "../traces/traces.h"
+#include "testlib.h"
 
 /* The file rel under fixtures/tracefs_test, whole; *len its size. */
 static unsigned char *
@@ -24,8 +25,8 @@ fixture(const atf_tc_t *tc, const char *rel, size_t *len)
 	FILE *fp;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/fixtures/tracefs_test/%s",
-	    atf_tc_get_config_var_wd(tc, "top", ".."), rel);
+	snprintf(path, sizeof(path), "fixtures/tracefs_test/%s", rel);
+	snprintf(path, sizeof(path), "%s", tl_path(tc, path));
 	if ((fp = fopen(path, "rb")) == NULL)
 		atf_tc_fail("cannot open '%s': %s", path, strerror(errno));
 	fseek(fp, 0, SEEK_END);
