@@ -21,7 +21,7 @@ static const struct {
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
-    "                 [--keep] archive dir\n"
+    "                 [--keep] [--trace-out file] archive dir\n"
     "       ubcreplay report file\n";
 
 void

@@ -311,6 +311,9 @@ setup_instance(struct probe *p, struct tfs *s, char *err, size_t errlen)
 		return -1;
 	}
 	s->made = 1;
+	/* The clock first: changing it empties the buffer. */
+	if (write_file(s->inst, "trace_clock", "mono", err, errlen) == -1)
+		return -1;
 	/* A smaller buffer when the kernel cannot give the big one. */
 	for (want = buffer_kb(s->ncpu); ; want /= 2) {
 		snprintf(kb, sizeof(kb), "%zu", want);
@@ -321,8 +324,6 @@ setup_instance(struct probe *p, struct tfs *s, char *err, size_t errlen)
 			return -1;
 	}
 	s->buffer_bytes = want * 1024;
-	if (write_file(s->inst, "trace_clock", "mono", err, errlen) == -1)
-		return -1;
 	/* When full, refuse new events (counted as dropped): no overwriting. */
 	if (write_file(s->inst, "options/overwrite", "0", err, errlen) == -1)
 		return -1;
