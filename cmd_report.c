@@ -24,7 +24,8 @@ cmd_report(int argc, char **argv)
 		/* A trace (--trace-out): its statistics computed again. */
 		struct tracefile tf;
 
-		if (tracefile_read(argv[1], &tf, errbuf, sizeof(errbuf)) == -1) {
+		if (tracefile_read(argv[1], &tf, errbuf, sizeof(errbuf)) ==
+		    -1) {
 			warnx("%s", errbuf);
 			return EXIT_FAILURE;
 		}

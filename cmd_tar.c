@@ -54,13 +54,13 @@ struct opts {
 enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_TRACE_OUT, OPT_VERSION };
 
 static const struct option longopts[] = {
-	{"drop-caches", no_argument, NULL, OPT_DROP},
-	{"fsync", required_argument, NULL, OPT_FSYNC},
-	{"keep", no_argument, NULL, OPT_KEEP},
-	{"trace-out", required_argument, NULL, OPT_TRACE_OUT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"drop-caches", no_argument, NULL, OPT_DROP},
+    {"fsync", required_argument, NULL, OPT_FSYNC},
+    {"keep", no_argument, NULL, OPT_KEEP},
+    {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 /* "100ms", "0.5s", "250us", or a plain number of seconds as iostat takes. */
@@ -252,8 +252,8 @@ struct job {
 	const struct target *t;
 	struct probe *probe;
 	const struct replay_archive_info *info;
-	const char *archive;	/* absolute */
-	int run;		/* the run going on, from 1 */
+	const char *archive; /* absolute */
+	int run;             /* the run going on, from 1 */
 	char rundir[PATH_MAX];
 	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
@@ -490,13 +490,16 @@ cmd_tar(int argc, char **argv)
 	doc = result_json(&r);
 	/* The trace, like the result, is written after every measurement. */
 	if (doc != NULL && o.trace_out != NULL) {
-		char *text = json_dumps(doc, JSON_INDENT(2) |
-		    JSON_PRESERVE_ORDER);
+		char *text =
+		    json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-		if (text == NULL || probe_trace_write(j.probe, o.trace_out,
-		    text, err, sizeof(err)) == -1) {
-			warnx("%s", text == NULL ? "cannot write the trace: "
-			    "out of memory" : err);
+		if (text == NULL ||
+		    probe_trace_write(
+		        j.probe, o.trace_out, text, err, sizeof(err)) == -1) {
+			warnx("%s",
+			    text == NULL ? "cannot write the trace: "
+			                   "out of memory"
+			                 : err);
 			status = EXIT_FAILURE;
 		}
 		free(text);

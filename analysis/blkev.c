@@ -119,7 +119,7 @@ struct inflight {
 	uint32_t dev;
 	uint8_t used;
 	uint8_t kind;
-	uint64_t sector;	/* 0 for a flush */
+	uint64_t sector; /* 0 for a flush */
 	uint64_t bytes;
 	int64_t issued_ns;
 };
@@ -128,11 +128,11 @@ struct devacc {
 	uint32_t dev;
 	struct devstats cur;
 	int have_last[DIR_N];
-	uint64_t last_end[DIR_N];	/* sector after the last request */
-	uint64_t run[DIR_N];		/* the sequential run going on */
+	uint64_t last_end[DIR_N]; /* sector after the last request */
+	uint64_t run[DIR_N];      /* the sequential run going on */
 	uint64_t inflight;
 	int64_t busy_since_ns;
-	int64_t last_flush_ns;		/* in this phase; 0 before the first */
+	int64_t last_flush_ns; /* in this phase; 0 before the first */
 	/* diskstats over the phase, from BLKEV_KERN records */
 	int has_kern;
 	uint64_t kern_ops[DIR_N], kern_bytes[DIR_N], kern_merges[DIR_N];
@@ -144,8 +144,8 @@ struct blkev_acc {
 	struct devacc *dev;
 	int64_t phase_start_ns;
 	uint64_t lost;
-	struct inflight *tab;	/* open addressing, linear probing */
-	size_t cap, used;	/* cap a power of two */
+	struct inflight *tab; /* open addressing, linear probing */
+	size_t cap, used;     /* cap a power of two */
 };
 
 struct blkev_acc *
@@ -212,7 +212,7 @@ grow(struct blkev_acc *a)
 		if (!old[i].used)
 			continue;
 		for (s = slot(a, old[i].dev, old[i].sector); a->tab[s].used;
-		    s = (s + 1) & (a->cap - 1))
+		     s = (s + 1) & (a->cap - 1))
 			continue;
 		a->tab[s] = old[i];
 	}
@@ -230,9 +230,9 @@ inflight_put(struct blkev_acc *a, const struct inflight *in)
 	size_t s;
 
 	if (a->used + 1 > a->cap / 2 && grow(a) == -1)
-		return;	/* out of memory: this one gets no latency */
+		return; /* out of memory: this one gets no latency */
 	for (s = slot(a, in->dev, in->sector); a->tab[s].used;
-	    s = (s + 1) & (a->cap - 1))
+	     s = (s + 1) & (a->cap - 1))
 		continue;
 	a->tab[s] = *in;
 	a->tab[s].used = 1;
@@ -253,7 +253,7 @@ inflight_take(struct blkev_acc *a, uint32_t dev, uint64_t sector, int flush,
 	size_t s, hole, next;
 
 	for (s = slot(a, dev, sector); a->tab[s].used;
-	    s = (s + 1) & (a->cap - 1)) {
+	     s = (s + 1) & (a->cap - 1)) {
 		struct inflight *e = &a->tab[s];
 
 		if (e->dev == dev && e->sector == sector &&
@@ -266,10 +266,11 @@ inflight_take(struct blkev_acc *a, uint32_t dev, uint64_t sector, int flush,
 	/* Backward-shift deletion keeps every chain unbroken. */
 	hole = s;
 	for (next = (hole + 1) & (a->cap - 1); a->tab[next].used;
-	    next = (next + 1) & (a->cap - 1)) {
+	     next = (next + 1) & (a->cap - 1)) {
 		size_t home = slot(a, a->tab[next].dev, a->tab[next].sector);
 
-		/* Move next into the hole if its home is not in (hole, next]. */
+		/* Move next into the hole if its home is not in (hole, next].
+		 */
 		if (((next - home) & (a->cap - 1)) >=
 		    ((next - hole) & (a->cap - 1))) {
 			a->tab[hole] = a->tab[next];
@@ -338,8 +339,8 @@ static void
 on_flush_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 {
 	int64_t at = e->ts_ns - a->phase_start_ns;
-	struct inflight in = {.dev = e->dev, .kind = KIND_FLUSH,
-	    .issued_ns = e->ts_ns};
+	struct inflight in = {
+	    .dev = e->dev, .kind = KIND_FLUSH, .issued_ns = e->ts_ns};
 
 	if (d->cur.flushes == 0)
 		d->cur.flush_first_ns = at;
@@ -358,8 +359,10 @@ on_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 {
 	unsigned op = e->flags & BLKEV_OP_MASK;
 	int dir = data_dir(e->flags);
-	struct inflight in = {.dev = e->dev, .sector = e->sector,
-	    .bytes = e->bytes, .issued_ns = e->ts_ns};
+	struct inflight in = {.dev = e->dev,
+	    .sector = e->sector,
+	    .bytes = e->bytes,
+	    .issued_ns = e->ts_ns};
 	struct xfer *x;
 
 	if (e->bytes == 0) {
@@ -411,8 +414,8 @@ static void
 on_complete(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 {
 	struct inflight in;
-	int flush = e->nr_sector == 0 &&
-	    ((e->flags & BLKEV_OP_MASK) == BLKEV_OP_FLUSH);
+	int flush =
+	    e->nr_sector == 0 && ((e->flags & BLKEV_OP_MASK) == BLKEV_OP_FLUSH);
 	uint64_t lat;
 
 	/*
@@ -423,7 +426,7 @@ on_complete(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 	if (e->nr_sector == 0 && !flush)
 		return;
 	if (!inflight_take(a, e->dev, flush ? 0 : e->sector, flush, &in))
-		return;	/* issued before we looked, or lost */
+		return; /* issued before we looked, or lost */
 	busy_end(d, e->ts_ns);
 	if (in.kind != KIND_READ && in.kind != KIND_WRITE)
 		return;
@@ -434,7 +437,8 @@ on_complete(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 		hist_add(&x->lat, lat, 1);
 		x->time_ns += (int64_t)lat;
 		x->lat_by_size[clamp_bucket(in.bytes, 0, DEVSTATS_LAT_ROWS)]
-		    [clamp_bucket(lat, DEVSTATS_LAT_COL0, DEVSTATS_LAT_COLS)]++;
+		              [clamp_bucket(
+		                  lat, DEVSTATS_LAT_COL0, DEVSTATS_LAT_COLS)]++;
 	}
 }
 
@@ -488,8 +492,8 @@ blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out)
 		d->cur.lost_events = a->lost;
 		if (d->has_kern) {
 			d->cur.has_kern = 1;
-			memcpy(d->cur.kern_ops, d->kern_ops,
-			    sizeof(d->kern_ops));
+			memcpy(
+			    d->cur.kern_ops, d->kern_ops, sizeof(d->kern_ops));
 			memcpy(d->cur.kern_bytes, d->kern_bytes,
 			    sizeof(d->kern_bytes));
 			memcpy(d->cur.kern_merges, d->kern_merges,
@@ -543,18 +547,24 @@ blkev_apply(struct blkev_acc *a, const struct blkev *r, struct devstats *out)
 }
 
 size_t
-blkev_kern_records(uint32_t dev, int64_t ts_ns, const struct devstats *d,
-    struct blkev *r)
+blkev_kern_records(
+    uint32_t dev, int64_t ts_ns, const struct devstats *d, struct blkev *r)
 {
 	for (int k = 0; k < DIR_N; k++) {
 		const struct xfer *x = &d->xfer[k];
 
-		r[k] = (struct blkev){.ts_ns = ts_ns, .dev = dev,
-		    .kind = BLKEV_KERN, .flags = k == DIR_READ ?
-		    BLKEV_OP_READ : BLKEV_OP_WRITE, .sector = x->ops,
-		    .bytes = x->bytes, .nr_sector = (uint32_t)x->merges};
+		r[k] = (struct blkev){.ts_ns = ts_ns,
+		    .dev = dev,
+		    .kind = BLKEV_KERN,
+		    .flags = k == DIR_READ ? BLKEV_OP_READ : BLKEV_OP_WRITE,
+		    .sector = x->ops,
+		    .bytes = x->bytes,
+		    .nr_sector = (uint32_t)x->merges};
 	}
-	r[2] = (struct blkev){.ts_ns = ts_ns, .dev = dev, .kind = BLKEV_KERN,
-	    .flags = BLKEV_OP_FLUSH, .sector = d->flushes};
+	r[2] = (struct blkev){.ts_ns = ts_ns,
+	    .dev = dev,
+	    .kind = BLKEV_KERN,
+	    .flags = BLKEV_OP_FLUSH,
+	    .sector = d->flushes};
 	return 3;
 }

@@ -34,26 +34,26 @@
 
 /* The kernel's dev_t inside trace events: major in the top 12 bits. */
 #define BLKEV_DEV(major, minor) ((uint32_t)(major) << 20 | (uint32_t)(minor))
-#define BLKEV_MAJOR(dev)	((unsigned)((dev) >> 20))
-#define BLKEV_MINOR(dev)	((unsigned)((dev) & 0xfffff))
+#define BLKEV_MAJOR(dev)        ((unsigned)((dev) >> 20))
+#define BLKEV_MINOR(dev)        ((unsigned)((dev)&0xfffff))
 
 enum blkev_kind {
-	BLKEV_QUEUE = 'Q',	/* block_bio_queue: a bio submitted */
-	BLKEV_ISSUE = 'I',	/* block_rq_issue: a request sent to the device */
-	BLKEV_COMPLETE = 'C',	/* block_rq_complete */
+	BLKEV_QUEUE = 'Q',    /* block_bio_queue: a bio submitted */
+	BLKEV_ISSUE = 'I',    /* block_rq_issue: a request sent to the device */
+	BLKEV_COMPLETE = 'C', /* block_rq_complete */
 	/*
 	 * Not events of the kernel's but records of the probe, so that a
 	 * stream of records (live, or read back from a trace file) says all
 	 * that the statistics are made from:
 	 */
-	BLKEV_LOST = 'L',	/* sector: events lost before this point */
-	BLKEV_KERN = 'K',	/* diskstats over the phase ending at the next
-				   mark, for dev: flags BLKEV_OP_READ or _WRITE
-				   with sector ops, bytes bytes, nr_sector
-				   merges; or BLKEV_OP_FLUSH with sector the
-				   flushes */
-	BLKEV_MARK = 'M',	/* a phase ends at ts_ns; sector 1 when its
-				   statistics were reported, 0 at a start */
+	BLKEV_LOST = 'L', /* sector: events lost before this point */
+	BLKEV_KERN = 'K', /* diskstats over the phase ending at the next
+	                     mark, for dev: flags BLKEV_OP_READ or _WRITE
+	                     with sector ops, bytes bytes, nr_sector
+	                     merges; or BLKEV_OP_FLUSH with sector the
+	                     flushes */
+	BLKEV_MARK = 'M', /* a phase ends at ts_ns; sector 1 when its
+	                     statistics were reported, 0 at a start */
 };
 
 /* The operation and flags of rwbs, the string the block events carry. */
@@ -64,23 +64,23 @@ enum {
 	BLKEV_OP_FLUSH,
 	BLKEV_OP_OTHER,
 	BLKEV_OP_MASK = 7,
-	BLKEV_PREFLUSH = 1 << 3,	/* 'F' before the operation */
-	BLKEV_FUA = 1 << 4,		/* 'F' after it */
+	BLKEV_PREFLUSH = 1 << 3, /* 'F' before the operation */
+	BLKEV_FUA = 1 << 4,      /* 'F' after it */
 	BLKEV_RAHEAD = 1 << 5,
 	BLKEV_SYNC = 1 << 6,
 	BLKEV_META = 1 << 7,
-	BLKEV_SECURE = 1 << 8,		/* "DE": secure erase */
+	BLKEV_SECURE = 1 << 8, /* "DE": secure erase */
 };
 
 struct blkev {
-	int64_t ts_ns;		/* the trace clock: CLOCK_MONOTONIC */
-	uint32_t dev;		/* BLKEV_DEV(major, minor) */
-	char kind;		/* enum blkev_kind */
-	unsigned flags;		/* BLKEV_OP_* | BLKEV_PREFLUSH | ... */
+	int64_t ts_ns;  /* the trace clock: CLOCK_MONOTONIC */
+	uint32_t dev;   /* BLKEV_DEV(major, minor) */
+	char kind;      /* enum blkev_kind */
+	unsigned flags; /* BLKEV_OP_* | BLKEV_PREFLUSH | ... */
 	uint64_t sector;
 	uint32_t nr_sector;
-	uint64_t bytes;		/* issue: the request's bytes; else sectors */
-	int32_t error;		/* complete: the kernel's error, 0 when fine */
+	uint64_t bytes; /* issue: the request's bytes; else sectors */
+	int32_t error;  /* complete: the kernel's error, 0 when fine */
 };
 
 /*
@@ -96,8 +96,8 @@ struct blkev_acc;
  * An accumulator for the devices devs[0 .. ndev-1]; events of other devices
  * are ignored. t0_ns starts the first phase. NULL when out of memory.
  */
-struct blkev_acc *blkev_acc_new(const uint32_t *devs, size_t ndev,
-    int64_t t0_ns);
+struct blkev_acc *blkev_acc_new(
+    const uint32_t *devs, size_t ndev, int64_t t0_ns);
 void blkev_acc_add(struct blkev_acc *a, const struct blkev *e);
 /* Events lost before the next one added, counted into the current phase. */
 void blkev_acc_lost(struct blkev_acc *a, uint64_t events);
@@ -105,22 +105,21 @@ void blkev_acc_lost(struct blkev_acc *a, uint64_t events);
  * Ends the phase at now_ns: out[i] (may be NULL) gets what devs[i] did, and
  * the next phase starts. Requests in flight stay in flight across it.
  */
-void blkev_acc_mark(struct blkev_acc *a, int64_t now_ns,
-    struct devstats *out);
+void blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out);
 void blkev_acc_free(struct blkev_acc *a);
 
 /*
  * Any record: an event is added, a lost count counted, kernel counters kept
  * for the phase, and a mark ends the phase into out (may be NULL).
  */
-void blkev_apply(struct blkev_acc *a, const struct blkev *r,
-    struct devstats *out);
+void blkev_apply(
+    struct blkev_acc *a, const struct blkev *r, struct devstats *out);
 
 /*
  * The BLKEV_KERN records for dev of one phase's diskstats delta d, into
  * r[0 .. 2] (read, write, flush). Returns 3.
  */
-size_t blkev_kern_records(uint32_t dev, int64_t ts_ns,
-    const struct devstats *d, struct blkev *r);
+size_t blkev_kern_records(
+    uint32_t dev, int64_t ts_ns, const struct devstats *d, struct blkev *r);
 
 #endif

@@ -69,7 +69,8 @@ devstats_add(struct devstats *dst, const struct devstats *src)
 		add_exact(&dst->xfer[i], &src->xfer[i]);
 	}
 	if (src->exact) {
-		/* Phases follow one another: the first flush is the earliest. */
+		/* Phases follow one another: the first flush is the earliest.
+		 */
 		if (dst->flushes == 0)
 			dst->flush_first_ns = src->flush_first_ns;
 		if (src->flushes > 0)

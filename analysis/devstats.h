@@ -49,9 +49,9 @@ struct xfer {
 	uint64_t bios;
 	uint64_t bio_bytes;
 	struct hist bio_size;
-	uint64_t bio_preflush;	/* data bios that asked for a preflush */
-	uint64_t bio_fua;	/* data bios that asked for FUA */
-	uint64_t fua;		/* requests the device got with FUA */
+	uint64_t bio_preflush; /* data bios that asked for a preflush */
+	uint64_t bio_fua;      /* data bios that asked for FUA */
+	uint64_t fua;          /* requests the device got with FUA */
 	/*
 	 * Sequentiality: requests that started where the previous request in
 	 * this direction on this device ended, and the lengths (in requests)
@@ -77,10 +77,10 @@ struct devstats {
 	uint64_t flushes; /* cache flush requests, apart from writes */
 	uint64_t discards;
 	uint64_t discard_bytes;
-	int64_t busy_ns;	/* time with at least one request in flight */
+	int64_t busy_ns; /* time with at least one request in flight */
 
 	/* Measured by an exact probe only; zero under an interval probe. */
-	int exact;		/* the fields below are meaningful */
+	int exact; /* the fields below are meaningful */
 	/*
 	 * Empty writes that carry a preflush (a bare cache flush asked for as
 	 * a write, e.g. by sync): the device sees them as flushes, but
@@ -89,7 +89,7 @@ struct devstats {
 	uint64_t empty_preflush;
 	/* When the flushes were issued, from the start of the phase. */
 	int64_t flush_first_ns, flush_last_ns;
-	struct hist flush_gap;	/* ns between consecutive flushes */
+	struct hist flush_gap; /* ns between consecutive flushes */
 	/*
 	 * Events the probe lost in this phase (ring buffer overruns and drops,
 	 * for all devices together): when not zero, the exact counts are low

@@ -49,7 +49,7 @@ hist_from_key(const json_t *h, const char *minkey, struct hist *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach(json_object_get(h, "buckets"), i, b) {
+	json_array_foreach (json_object_get(h, "buckets"), i, b) {
 		uint64_t min = (uint64_t)geti(b, minkey);
 
 		out->count[hist_bucket(min)] += (uint64_t)geti(b, "count");
@@ -179,9 +179,9 @@ phase_sum(const json_t *phases, size_t n, const char *dir, const char *key)
 	int64_t v = 0;
 	size_t i;
 
-	json_array_foreach(phases, i, ph) {
-		const json_t *d = json_array_get(json_object_get(ph, "devices"),
-		    n);
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
 
 		v += geti(dir != NULL ? json_object_get(d, dir) : d, key);
 	}
@@ -196,13 +196,15 @@ phase_hist(const json_t *phases, size_t n, const char *dir, const char *key,
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach(phases, i, ph) {
-		const json_t *d = json_array_get(json_object_get(ph, "devices"),
-		    n);
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
 		struct hist h;
 
-		hist_from_key(json_object_get(dir != NULL ?
-		    json_object_get(d, dir) : d, key), minkey, &h);
+		hist_from_key(
+		    json_object_get(
+		        dir != NULL ? json_object_get(d, dir) : d, key),
+		    minkey, &h);
 		hist_merge(out, &h);
 	}
 }
@@ -235,13 +237,13 @@ latency_table(FILE *fp, const json_t *phases, size_t n)
 	size_t i, k;
 
 	memset(cell, 0, sizeof(cell));
-	json_array_foreach(phases, i, ph) {
-		const json_t *w = json_object_get(json_array_get(
-		    json_object_get(ph, "devices"), n), "write");
+	json_array_foreach (phases, i, ph) {
+		const json_t *w = json_object_get(
+		    json_array_get(json_object_get(ph, "devices"), n), "write");
 
-		json_array_foreach(json_object_get(w, "lat_by_size"), k, c) {
-			unsigned r = hist_bucket((uint64_t)geti(c,
-			    "min_bytes"));
+		json_array_foreach (json_object_get(w, "lat_by_size"), k, c) {
+			unsigned r =
+			    hist_bucket((uint64_t)geti(c, "min_bytes"));
 			unsigned l = hist_bucket((uint64_t)geti(c, "min_ns"));
 
 			cell[r][l] += (uint64_t)geti(c, "count");
@@ -253,11 +255,14 @@ latency_table(FILE *fp, const json_t *phases, size_t n)
 	}
 	if (rlo == HIST_NBUCKETS)
 		return;
-	fprintf(fp, "  write latency, issue to completion (requests by size "
-	    "and time)\n  %6s", "size");
+	fprintf(fp,
+	    "  write latency, issue to completion (requests by size "
+	    "and time)\n  %6s",
+	    "size");
 	for (unsigned l = clo; l <= chi; l++)
-		fprintf(fp, " %6s", l == 0 ? "<1us" :
-		    nslabel(hist_bucket_min(l), label, sizeof(label)));
+		fprintf(fp, " %6s",
+		    l == 0 ? "<1us"
+		           : nslabel(hist_bucket_min(l), label, sizeof(label)));
 	fprintf(fp, "\n");
 	for (unsigned r = rlo; r <= rhi; r++) {
 		fprintf(fp, "  %6s", hist_label(r, label, sizeof(label)));
@@ -289,29 +294,34 @@ exact_block(FILE *fp, const json_t *phases, size_t n)
 	for (b = 0; b < HIST_NBUCKETS; b++)
 		if (runs.count[b] != 0)
 			longest = b;
-	fprintf(fp, "  write: %" PRId64 " bios into %" PRId64 " requests "
+	fprintf(fp,
+	    "  write: %" PRId64 " bios into %" PRId64 " requests "
 	    "(%.2f bios per request); %.1f%% sequential, %" PRIu64 " runs, "
-	    "longest %s+ requests\n", bios, ops, ops ? (double)bios /
-	    (double)ops : 0.0, ops ? 100.0 * (double)seq / (double)ops : 0.0,
-	    hist_total(&runs), hist_label(longest, label, sizeof(label)));
-	fprintf(fp, "  flushes: %" PRId64 " issued; FUA: %" PRId64
-	    " requests (%" PRId64 " bios asked); preflush: %" PRId64
-	    " data bios, %" PRId64 " empty\n", flushes,
-	    phase_sum(phases, n, "write", "fua"),
+	    "longest %s+ requests\n",
+	    bios, ops, ops ? (double)bios / (double)ops : 0.0,
+	    ops ? 100.0 * (double)seq / (double)ops : 0.0, hist_total(&runs),
+	    hist_label(longest, label, sizeof(label)));
+	fprintf(fp,
+	    "  flushes: %" PRId64 " issued; FUA: %" PRId64 " requests (%" PRId64
+	    " bios asked); preflush: %" PRId64 " data bios, %" PRId64
+	    " empty\n",
+	    flushes, phase_sum(phases, n, "write", "fua"),
 	    phase_sum(phases, n, "write", "bio_fua"),
 	    phase_sum(phases, n, "write", "bio_preflush"), ep);
-	json_array_foreach(phases, i, ph) {
-		const json_t *d = json_array_get(json_object_get(ph, "devices"),
-		    n);
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
 		char a[16], z[16];
 
 		if (geti(d, "flushes") > 0)
-			fprintf(fp, "    %s: %" PRId64 " flushes, first at %s, "
-			    "last at %s\n", gets_(ph, "phase"),
-			    geti(d, "flushes"), nslabel((uint64_t)geti(d,
-			    "flush_first_ns"), a, sizeof(a)),
+			fprintf(fp,
+			    "    %s: %" PRId64 " flushes, first at %s, "
+			    "last at %s\n",
+			    gets_(ph, "phase"), geti(d, "flushes"),
+			    nslabel((uint64_t)geti(d, "flush_first_ns"), a,
+			        sizeof(a)),
 			    nslabel((uint64_t)geti(d, "flush_last_ns"), z,
-			    sizeof(z)));
+			        sizeof(z)));
 		if (json_object_get(d, "diskstats") != NULL) {
 			const json_t *k = json_object_get(d, "diskstats");
 
@@ -322,20 +332,26 @@ exact_block(FILE *fp, const json_t *phases, size_t n)
 	}
 	phase_hist(phases, n, "write", "lat_hist", "min_ns", &lat);
 	latency_table(fp, phases, n);
-	/* Reconcile with the kernel's own counters, and say when they differ. */
+	/* Reconcile with the kernel's own counters, and say when they differ.
+	 */
 	if (has_kern) {
 		int ok = kw == ops + ep && kf == flushes;
 
-		fprintf(fp, "  diskstats: %" PRId64 " write ops %s %" PRId64
+		fprintf(fp,
+		    "  diskstats: %" PRId64 " write ops %s %" PRId64
 		    " requests + %" PRId64 " empty preflush writes; %" PRId64
-		    " flushes %s %" PRId64 "%s\n", kw, kw == ops + ep ? "=" :
-		    "!=", ops, ep, kf, kf == flushes ? "=" : "!=", flushes,
-		    ok ? "" : " (requests in flight at a phase boundary, "
-		    "or lost events)");
+		    " flushes %s %" PRId64 "%s\n",
+		    kw, kw == ops + ep ? "=" : "!=", ops, ep, kf,
+		    kf == flushes ? "=" : "!=", flushes,
+		    ok ? ""
+		       : " (requests in flight at a phase boundary, "
+		         "or lost events)");
 	}
 	if (lost > 0)
-		fprintf(fp, "  LOST EVENTS: %" PRId64 " (the exact counts are "
-		    "low by about that many events)\n", lost);
+		fprintf(fp,
+		    "  LOST EVENTS: %" PRId64 " (the exact counts are "
+		    "low by about that many events)\n",
+		    lost);
 }
 
 static void
@@ -367,8 +383,11 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 	ph = json_array_get(phases, 0);
 	ndev = json_array_size(json_object_get(ph, "devices"));
 	/* An exact probe saw the bios too: a column of their own. */
-	exact = json_object_get(json_object_get(json_array_get(
-	    json_object_get(ph, "devices"), 0), "write"), "bios") != NULL;
+	exact =
+	    json_object_get(
+	        json_object_get(
+	            json_array_get(json_object_get(ph, "devices"), 0), "write"),
+	        "bios") != NULL;
 	if (ndev > DEVSTATS_MAXDEV)
 		ndev = DEVSTATS_MAXDEV;
 	for (size_t n = 0; n < ndev; n++) {
@@ -393,7 +412,8 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			    &h);
 			hist_merge(&dev[n], &h);
 			hist_from(json_object_get(json_object_get(d, "write"),
-			    "bio_size_hist"), &h);
+			              "bio_size_hist"),
+			    &h);
 			hist_merge(&bios[n], &h);
 		}
 		fprintf(fp, "  %s\n", name);
@@ -420,12 +440,14 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 	for (size_t n = 0; n < ndev; n++) {
 		struct hist cols[3] = {app, bios[n], dev[n]};
 
-		d = json_array_get(json_object_get(json_array_get(phases, 0),
-		    "devices"), n);
+		d = json_array_get(
+		    json_object_get(json_array_get(phases, 0), "devices"), n);
 		if (exact) {
 			names[2] = gets_(d, "device");
-			bucket_table(fp, "write sizes per layer (write() calls, "
-			    "bios submitted, device requests)", cols, names, 3);
+			bucket_table(fp,
+			    "write sizes per layer (write() calls, "
+			    "bios submitted, device requests)",
+			    cols, names, 3);
 			exact_block(fp, phases, n);
 		} else {
 			cols[1] = dev[n];

@@ -34,7 +34,7 @@ hist_of(const json_t *h, struct hist *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach(json_object_get(h, "buckets"), i, b)
+	json_array_foreach (json_object_get(h, "buckets"), i, b)
 		out->count[hist_bucket((uint64_t)geti(b, "min_bytes"))] +=
 		    (uint64_t)geti(b, "count");
 }
@@ -47,14 +47,14 @@ target_of(const json_t *o, struct target *t, char (*role)[16])
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->path, sizeof(t->path), "%s", gets_(o, "path"));
-	snprintf(t->mountpoint, sizeof(t->mountpoint), "%s",
-	    gets_(o, "mountpoint"));
+	snprintf(
+	    t->mountpoint, sizeof(t->mountpoint), "%s", gets_(o, "mountpoint"));
 	snprintf(t->fstype, sizeof(t->fstype), "%s", gets_(o, "fstype"));
 	snprintf(t->options, sizeof(t->options), "%s", gets_(o, "options"));
 	snprintf(t->source, sizeof(t->source), "%s", gets_(o, "source"));
 	snprintf(t->nodev_reason, sizeof(t->nodev_reason), "%s",
 	    gets_(o, "nodev_reason"));
-	json_array_foreach(json_object_get(o, "devices"), i, d) {
+	json_array_foreach (json_object_get(o, "devices"), i, d) {
 		if (i == TARGET_MAXDEV)
 			break;
 		snprintf(t->dev[i].name, sizeof(t->dev[i].name), "%s",
@@ -154,8 +154,10 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 		return NULL;
 	}
 	if ((doc0 = json_loads(tf->result, 0, &je)) == NULL) {
-		snprintf(err, errlen, "the trace's result is not valid JSON "
-		    "(line %d): %s", je.line, je.text);
+		snprintf(err, errlen,
+		    "the trace's result is not valid JSON "
+		    "(line %d): %s",
+		    je.line, je.text);
 		return NULL;
 	}
 	memset(&r, 0, sizeof(r));
@@ -164,7 +166,7 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 	r.status = gets_(doc0, "status");
 	r.started = utc_seconds(gets_(doc0, "started"));
 	r.workload = json_deep_copy(json_object_get(doc0, "workload"));
-	json_array_foreach(json_object_get(doc0, "targets"), i, o) {
+	json_array_foreach (json_object_get(doc0, "targets"), i, o) {
 		if (i == 4)
 			break;
 		target_of(o, &targets[i], roles[i]);
@@ -186,14 +188,14 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	json_array_foreach(json_object_get(doc0, "runs"), i, o) {
+	json_array_foreach (json_object_get(doc0, "runs"), i, o) {
 		const json_t *ph;
 		size_t k;
 
 		runs[i].status = gets_(o, "status");
 		snprintf(runs[i].error, sizeof(runs[i].error), "%s",
 		    gets_(o, "error"));
-		json_array_foreach(json_object_get(o, "phases"), k, ph) {
+		json_array_foreach (json_object_get(o, "phases"), k, ph) {
 			if (k == RESULT_MAXPHASE)
 				break;
 			phase_of(ph, &runs[i].phase[k]);
@@ -219,8 +221,8 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 		blkev_apply(acc, rec, out);
 		if (rec->kind != BLKEV_MARK || rec->sector == 0)
 			continue;
-		label = rec->nr_sector < tf->nlabel ? tf->label[rec->nr_sector] :
-		    "-";
+		label = rec->nr_sector < tf->nlabel ? tf->label[rec->nr_sector]
+		                                    : "-";
 		if (strcmp(label, "between") == 0) {
 			for (size_t d = 0; d < tf->ndev; d++)
 				devstats_add(&between[d], &out[d]);
@@ -239,7 +241,8 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 	/* Where the run was made, not where it is read again. */
 	json_object_set(doc, "host", json_object_get(doc0, "host"));
 	if (found == 0) {
-		snprintf(err, errlen, "no phase of the trace's result has "
+		snprintf(err, errlen,
+		    "no phase of the trace's result has "
 		    "events in the trace");
 		json_decref(doc);
 		doc = NULL;

@@ -17,9 +17,13 @@ static void
 ev(struct blkev_acc *a, int64_t ts, char kind, const char *rwbs,
     uint64_t sector, uint32_t nr_sector)
 {
-	struct blkev e = {.ts_ns = ts, .dev = DEV, .kind = kind,
-	    .flags = blkev_rwbs_parse(rwbs), .sector = sector,
-	    .nr_sector = nr_sector, .bytes = (uint64_t)nr_sector * 512};
+	struct blkev e = {.ts_ns = ts,
+	    .dev = DEV,
+	    .kind = kind,
+	    .flags = blkev_rwbs_parse(rwbs),
+	    .sector = sector,
+	    .nr_sector = nr_sector,
+	    .bytes = (uint64_t)nr_sector * 512};
 
 	ATF_REQUIRE_MSG(e.flags != 0, "rwbs %s", rwbs);
 	blkev_acc_add(a, &e);
@@ -42,8 +46,9 @@ ATF_TC_BODY(rwbs, tc)
 		ATF_CHECK_MSG(f != 0, "%s", ok[i]);
 		ATF_CHECK_STREQ(blkev_rwbs_string(f, buf, sizeof(buf)), ok[i]);
 	}
-	ATF_CHECK_EQ(blkev_rwbs_parse("FWFSM"), BLKEV_PREFLUSH |
-	    BLKEV_OP_WRITE | BLKEV_FUA | BLKEV_SYNC | BLKEV_META);
+	ATF_CHECK_EQ(blkev_rwbs_parse("FWFSM"),
+	    BLKEV_PREFLUSH | BLKEV_OP_WRITE | BLKEV_FUA | BLKEV_SYNC |
+	        BLKEV_META);
 	ATF_CHECK_EQ(blkev_rwbs_parse("FF"), BLKEV_PREFLUSH | BLKEV_OP_FLUSH);
 	ATF_CHECK_EQ(blkev_rwbs_parse(""), 0);
 	ATF_CHECK_EQ(blkev_rwbs_parse("X"), 0);
@@ -53,7 +58,8 @@ ATF_TC_BODY(rwbs, tc)
 ATF_TC(flush_sequence);
 ATF_TC_HEAD(flush_sequence, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "a preflush+FUA journal write on a "
+	atf_tc_set_md_var(tc, "descr",
+	    "a preflush+FUA journal write on a "
 	    "device without FUA: the flushes are counted apart, the data "
 	    "write once, and its second empty completion is not a request");
 }
@@ -96,8 +102,9 @@ ATF_TC_BODY(flush_sequence, tc)
 	ATF_CHECK_EQ(hist_total(&w->lat), 1);
 	ATF_CHECK_EQ(w->lat.count[hist_bucket(1000)], 1);
 	ATF_CHECK_EQ(w->time_ns, 1000);
-	ATF_CHECK_EQ(w->lat_by_size[hist_bucket(1024)][hist_bucket(1000) -
-	    DEVSTATS_LAT_COL0], 1);
+	ATF_CHECK_EQ(w->lat_by_size[hist_bucket(1024)]
+	                           [hist_bucket(1000) - DEVSTATS_LAT_COL0],
+	    1);
 	ATF_CHECK_EQ(d.flush_first_ns, 1100);
 	ATF_CHECK_EQ(d.flush_last_ns, 6100);
 	ATF_CHECK_EQ(hist_total(&d.flush_gap), 2);
@@ -110,35 +117,42 @@ ATF_TC_BODY(flush_sequence, tc)
 ATF_TC(merges_and_runs);
 ATF_TC_HEAD(merges_and_runs, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "bios merge into requests; sequential "
+	atf_tc_set_md_var(tc, "descr",
+	    "bios merge into requests; sequential "
 	    "runs are counted per direction and cut at the mark");
 }
 ATF_TC_BODY(merges_and_runs, tc)
 {
 	uint32_t devs[] = {BLKEV_DEV(8, 0), DEV};
 	struct blkev_acc *a = blkev_acc_new(devs, 2, 0);
-	struct blkev other = {.ts_ns = 1, .dev = BLKEV_DEV(9, 9), .kind = 'I',
-	    .flags = BLKEV_OP_WRITE, .sector = 1, .nr_sector = 8,
+	struct blkev other = {.ts_ns = 1,
+	    .dev = BLKEV_DEV(9, 9),
+	    .kind = 'I',
+	    .flags = BLKEV_OP_WRITE,
+	    .sector = 1,
+	    .nr_sector = 8,
 	    .bytes = 4096};
 	struct devstats d[2];
-	const struct xfer *w = &d[1].xfer[DIR_WRITE];
+	const struct xfer *w;
 
+	memset(d, 0, sizeof(d));
+	w = &d[1].xfer[DIR_WRITE];
 	ATF_REQUIRE(a != NULL);
-	blkev_acc_add(a, &other);	/* not followed: ignored */
+	blkev_acc_add(a, &other); /* not followed: ignored */
 	/* Four 4 KiB bios merge into one 16 KiB request at 100. */
 	for (int i = 0; i < 4; i++)
 		ev(a, 10 + i, 'Q', "W", 100 + 8 * (uint64_t)i, 8);
-	ev(a, 20, 'I', "W", 100, 32);		/* run 1 begins */
-	ev(a, 21, 'I', "W", 132, 8);		/* sequential */
-	ev(a, 22, 'I', "R", 500, 8);		/* reads do not cut it */
-	ev(a, 23, 'I', "W", 140, 16);		/* sequential: run of 3 */
-	ev(a, 24, 'I', "W", 1000, 8);		/* a new run */
+	ev(a, 20, 'I', "W", 100, 32); /* run 1 begins */
+	ev(a, 21, 'I', "W", 132, 8);  /* sequential */
+	ev(a, 22, 'I', "R", 500, 8);  /* reads do not cut it */
+	ev(a, 23, 'I', "W", 140, 16); /* sequential: run of 3 */
+	ev(a, 24, 'I', "W", 1000, 8); /* a new run */
 	ev(a, 30, 'C', "W", 100, 32);
 	ev(a, 31, 'C', "W", 132, 8);
 	ev(a, 32, 'C', "R", 500, 8);
 	ev(a, 33, 'C', "W", 140, 16);
 	ev(a, 34, 'C', "W", 1000, 8);
-	ev(a, 35, 'C', "W", 1000, 8);		/* no issue left: ignored */
+	ev(a, 35, 'C', "W", 1000, 8); /* no issue left: ignored */
 	blkev_acc_mark(a, 40, d);
 
 	ATF_CHECK_EQ(d[0].xfer[DIR_WRITE].ops, 0);
@@ -147,7 +161,7 @@ ATF_TC_BODY(merges_and_runs, tc)
 	ATF_CHECK_EQ(w->bios, 4);
 	ATF_CHECK_EQ(w->bio_bytes, 16384);
 	ATF_CHECK_EQ(w->bio_size.count[hist_bucket(4096)], 4);
-	ATF_CHECK_EQ(w->merges, 0);	/* 4 bios, 4 requests */
+	ATF_CHECK_EQ(w->merges, 0); /* 4 bios, 4 requests */
 	ATF_CHECK_EQ(w->seq_ops, 2);
 	ATF_CHECK_EQ(w->seq_runs.count[hist_bucket(3)], 1);
 	ATF_CHECK_EQ(w->seq_runs.count[hist_bucket(1)], 1);
@@ -184,7 +198,8 @@ ATF_TC_BODY(merges_and_runs, tc)
 ATF_TC(discard_and_clamp);
 ATF_TC_HEAD(discard_and_clamp, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "discards are counted apart; huge "
+	atf_tc_set_md_var(tc, "descr",
+	    "discards are counted apart; huge "
 	    "sizes and latencies land in the last row and column");
 }
 ATF_TC_BODY(discard_and_clamp, tc)
@@ -197,7 +212,7 @@ ATF_TC_BODY(discard_and_clamp, tc)
 	ATF_REQUIRE(a != NULL);
 	ev(a, 1, 'I', "D", 0, 2048);
 	ev(a, 2, 'C', "D", 0, 2048);
-	ev(a, 3, 'I', "W", 1 << 20, 1 << 16);	/* 32 MiB */
+	ev(a, 3, 'I', "W", 1 << 20, 1 << 16); /* 32 MiB */
 	ev(a, 3 + (INT64_C(1) << 45), 'C', "W", 1 << 20, 1 << 16);
 	ev(a, INT64_C(1) << 46, 'I', "W", 0, 1);
 	ev(a, (INT64_C(1) << 46) + 100, 'C', "W", 0, 1);
@@ -205,8 +220,8 @@ ATF_TC_BODY(discard_and_clamp, tc)
 	ATF_CHECK_EQ(d.discards, 1);
 	ATF_CHECK_EQ(d.discard_bytes, 2048 * 512);
 	ATF_CHECK_EQ(w->ops, 2);
-	ATF_CHECK_EQ(w->lat_by_size[DEVSTATS_LAT_ROWS - 1]
-	    [DEVSTATS_LAT_COLS - 1], 1);
+	ATF_CHECK_EQ(
+	    w->lat_by_size[DEVSTATS_LAT_ROWS - 1][DEVSTATS_LAT_COLS - 1], 1);
 	ATF_CHECK_EQ(w->lat_by_size[hist_bucket(512)][0], 1);
 	blkev_acc_free(a);
 }
@@ -214,7 +229,8 @@ ATF_TC_BODY(discard_and_clamp, tc)
 ATF_TC(devstats_sum);
 ATF_TC_HEAD(devstats_sum, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "devstats_add sums the exact fields "
+	atf_tc_set_md_var(tc, "descr",
+	    "devstats_add sums the exact fields "
 	    "and keeps the first and last flush");
 }
 ATF_TC_BODY(devstats_sum, tc)

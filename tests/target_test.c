@@ -165,14 +165,15 @@ ATF_TC_BODY(btrfs_subvolume, tc)
 	char err[256];
 
 	memset(&t, 0, sizeof(t));
-	ATF_REQUIRE_EQ_MSG(mountinfo_find(text, 0, 40, "/mnt/b/run", &t, err,
-	    sizeof(err)), 0, "%s", err);
+	ATF_REQUIRE_EQ_MSG(
+	    mountinfo_find(text, 0, 40, "/mnt/b/run", &t, err, sizeof(err)), 0,
+	    "%s", err);
 	ATF_CHECK_STREQ(t.mountpoint, "/mnt/b");
 	ATF_CHECK_STREQ(t.fstype, "btrfs");
 	ATF_CHECK_STREQ(t.source, "/dev/loop1");
 	/* Not btrfs: a number that matches nothing is still an error. */
-	ATF_CHECK_EQ(mountinfo_find(text, 0, 41, "/srv/x", &t, err,
-	    sizeof(err)), -1);
+	ATF_CHECK_EQ(
+	    mountinfo_find(text, 0, 41, "/srv/x", &t, err, sizeof(err)), -1);
 }
 
 ATF_TP_ADD_TCS(tp)

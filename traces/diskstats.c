@@ -96,4 +96,3 @@ diskstats_parse(
 		out->flushes = f[15];
 	return 0;
 }
-

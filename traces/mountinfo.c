@@ -90,7 +90,7 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 {
 	size_t best = 0, fb_best = 0;
 	int found = 0, lineno = 0;
-	struct target fb;	/* the btrfs fallback */
+	struct target fb; /* the btrfs fallback */
 
 	for (const char *line = text; line != NULL && *line != '\0';) {
 		const char *next = strchr(line, '\n');
@@ -132,11 +132,12 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		    strcmp(fstype, "btrfs") == 0 &&
 		    (plen = prefix_len(mp, realdir)) != 0 && plen >= fb_best) {
 			fb_best = plen;
-			snprintf(fb.mountpoint, sizeof(fb.mountpoint), "%s", mp);
+			snprintf(
+			    fb.mountpoint, sizeof(fb.mountpoint), "%s", mp);
 			snprintf(fb.fstype, sizeof(fb.fstype), "%s", fstype);
 			snprintf(fb.source, sizeof(fb.source), "%s", source);
-			join_options(fb.options, sizeof(fb.options), opts,
-			    sopts);
+			join_options(
+			    fb.options, sizeof(fb.options), opts, sopts);
 		}
 		if (ma != major || mi != minor)
 			continue;
@@ -152,8 +153,8 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		join_options(t->options, sizeof(t->options), opts, sopts);
 	}
 	if (!found && fb_best > 0) {
-		snprintf(t->mountpoint, sizeof(t->mountpoint), "%s",
-		    fb.mountpoint);
+		snprintf(
+		    t->mountpoint, sizeof(t->mountpoint), "%s", fb.mountpoint);
 		snprintf(t->fstype, sizeof(t->fstype), "%s", fb.fstype);
 		snprintf(t->source, sizeof(t->source), "%s", fb.source);
 		snprintf(t->options, sizeof(t->options), "%s", fb.options);

@@ -107,17 +107,16 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 		if (!any && strcmp(want, res) != 0 &&
 		    strcmp(want, ops->name) != 0)
 			continue;
-		if ((p = try_open(ops, t, interval_ns, oerr,
-		    sizeof(oerr))) != NULL) {
+		if ((p = try_open(ops, t, interval_ns, oerr, sizeof(oerr))) !=
+		    NULL) {
 			char note[sizeof(p->why)];
 
 			/* What the probe said while opening comes last. */
 			snprintf(note, sizeof(note), "%s", p->why);
 			if (any)
-				snprintf(p->why, sizeof(p->why),
-				    "%s%s%s%s%s", why, *why ? "; " : "",
-				    "chosen by -p auto", *note ? "; " : "",
-				    note);
+				snprintf(p->why, sizeof(p->why), "%s%s%s%s%s",
+				    why, *why ? "; " : "", "chosen by -p auto",
+				    *note ? "; " : "", note);
 			else
 				snprintf(p->why, sizeof(p->why),
 				    "asked for with -p %s%s%s", want,
@@ -162,8 +161,10 @@ int
 probe_keep_records(struct probe *p, char *err, size_t errlen)
 {
 	if (p->ops->keep == NULL) {
-		snprintf(err, errlen, "the %s probe sees no events to keep "
-		    "(the exact probe does: -p exact)", p->ops->name);
+		snprintf(err, errlen,
+		    "the %s probe sees no events to keep "
+		    "(the exact probe does: -p exact)",
+		    p->ops->name);
 		return -1;
 	}
 	return p->ops->keep(p, err, errlen);
@@ -180,8 +181,8 @@ probe_trace_write(struct probe *p, const char *path, const char *result,
     char *err, size_t errlen)
 {
 	if (p->ops->trace_write == NULL) {
-		snprintf(err, errlen, "the %s probe kept no events",
-		    p->ops->name);
+		snprintf(
+		    err, errlen, "the %s probe kept no events", p->ops->name);
 		return -1;
 	}
 	return p->ops->trace_write(p, path, result, err, errlen);

@@ -18,8 +18,8 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 
 	memset(t, 0, sizeof(*t));
 	if (stat(dir, &st) == -1) {
-		snprintf(err, errlen, "cannot stat '%s': %s", dir,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	snprintf(t->path, sizeof(t->path), "%s", dir);

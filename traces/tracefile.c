@@ -27,43 +27,53 @@
 #include "traces.h"
 
 static int
-put_record(FILE *fp, const struct blkev *r, const char (*label)[64],
-    size_t nlabel)
+put_record(
+    FILE *fp, const struct blkev *r, const char (*label)[64], size_t nlabel)
 {
 	char rwbs[16];
 	unsigned ma = BLKEV_MAJOR(r->dev), mi = BLKEV_MINOR(r->dev);
 
 	switch (r->kind) {
 	case BLKEV_QUEUE:
-		return fprintf(fp, "Q %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32
-		    "\n", r->ts_ns, ma, mi, blkev_rwbs_string(r->flags, rwbs,
-		    sizeof(rwbs)), r->sector, r->nr_sector);
+		return fprintf(fp,
+		    "Q %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32 "\n",
+		    r->ts_ns, ma, mi,
+		    blkev_rwbs_string(r->flags, rwbs, sizeof(rwbs)), r->sector,
+		    r->nr_sector);
 	case BLKEV_ISSUE:
-		return fprintf(fp, "I %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32
-		    " %" PRIu64 "\n", r->ts_ns, ma, mi,
+		return fprintf(fp,
+		    "I %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32 " %" PRIu64
+		    "\n",
+		    r->ts_ns, ma, mi,
 		    blkev_rwbs_string(r->flags, rwbs, sizeof(rwbs)), r->sector,
 		    r->nr_sector, r->bytes);
 	case BLKEV_COMPLETE:
-		return fprintf(fp, "C %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32
-		    " %" PRId32 "\n", r->ts_ns, ma, mi,
+		return fprintf(fp,
+		    "C %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32 " %" PRId32
+		    "\n",
+		    r->ts_ns, ma, mi,
 		    blkev_rwbs_string(r->flags, rwbs, sizeof(rwbs)), r->sector,
 		    r->nr_sector, r->error);
 	case BLKEV_LOST:
-		return fprintf(fp, "L %" PRId64 " %" PRIu64 "\n", r->ts_ns,
-		    r->sector);
+		return fprintf(
+		    fp, "L %" PRId64 " %" PRIu64 "\n", r->ts_ns, r->sector);
 	case BLKEV_KERN:
 		if ((r->flags & BLKEV_OP_MASK) == BLKEV_OP_FLUSH)
-			return fprintf(fp, "K %" PRId64 " %u:%u F %" PRIu64
-			    "\n", r->ts_ns, ma, mi, r->sector);
-		return fprintf(fp, "K %" PRId64 " %u:%u %c %" PRIu64 " %"
-		    PRIu64 " %" PRIu32 "\n", r->ts_ns, ma, mi,
+			return fprintf(fp,
+			    "K %" PRId64 " %u:%u F %" PRIu64 "\n", r->ts_ns, ma,
+			    mi, r->sector);
+		return fprintf(fp,
+		    "K %" PRId64 " %u:%u %c %" PRIu64 " %" PRIu64 " %" PRIu32
+		    "\n",
+		    r->ts_ns, ma, mi,
 		    (r->flags & BLKEV_OP_MASK) == BLKEV_OP_READ ? 'R' : 'W',
 		    r->sector, r->bytes, r->nr_sector);
 	case BLKEV_MARK:
 		return fprintf(fp, "M %" PRId64 " %" PRIu64 " %s\n", r->ts_ns,
-		    r->sector, r->nr_sector < nlabel &&
-		    label[r->nr_sector][0] != '\0' ? label[r->nr_sector] :
-		    "-");
+		    r->sector,
+		    r->nr_sector < nlabel && label[r->nr_sector][0] != '\0'
+		        ? label[r->nr_sector]
+		        : "-");
 	default:
 		return 0;
 	}
@@ -92,8 +102,10 @@ tracefile_write(const char *path, const struct target *t,
 		}
 		return -1;
 	}
-	fprintf(fp, "%s\n# the block events of one ubcreplay run: "
-	    "docs/trace-format.md\n", TRACEFILE_MAGIC);
+	fprintf(fp,
+	    "%s\n# the block events of one ubcreplay run: "
+	    "docs/trace-format.md\n",
+	    TRACEFILE_MAGIC);
 	for (size_t i = 0; i < t->ndev; i++)
 		fprintf(fp, "device %u:%u %s %s\n", t->dev[i].major,
 		    t->dev[i].minor, t->dev[i].name, t->dev[i].role);
@@ -104,8 +116,8 @@ tracefile_write(const char *path, const struct target *t,
 		fprintf(fp, "result %zu\n%s\n", strlen(result), result);
 	if (ferror(fp) || fflush(fp) == EOF || fchmod(fileno(fp), 0644) == -1 ||
 	    fsync(fileno(fp)) == -1) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		fclose(fp);
 		unlink(tmp);
 		return -1;
@@ -175,8 +187,8 @@ parse_dev(const char *s, uint32_t *dev)
 
 /* One record line into r; the label of a mark into label. */
 static int
-parse_record(char *line, struct blkev *r, char *label, size_t labellen,
-    const char **why)
+parse_record(
+    char *line, struct blkev *r, char *label, size_t labellen, const char **why)
 {
 	char kind, dev[32], rwbs[16], *rest;
 	int n = 0;
@@ -198,8 +210,9 @@ parse_record(char *line, struct blkev *r, char *label, size_t labellen,
 		int want = kind == BLKEV_QUEUE ? 4 : 5, got;
 		char tail;
 
-		got = sscanf(rest, " %31s %15s %" SCNu64 " %" SCNu64 " %"
-		    SCNd64 " %c", dev, rwbs, &a, &b, &extra, &tail);
+		got = sscanf(rest,
+		    " %31s %15s %" SCNu64 " %" SCNu64 " %" SCNd64 " %c", dev,
+		    rwbs, &a, &b, &extra, &tail);
 		if (got != want)
 			return -1;
 		if (parse_dev(dev, &r->dev) == -1) {
@@ -233,8 +246,9 @@ parse_record(char *line, struct blkev *r, char *label, size_t labellen,
 	case BLKEV_KERN: {
 		char op, tail;
 		uint64_t m = 0;
-		int got = sscanf(rest, " %31s %c %" SCNu64 " %" SCNu64 " %"
-		    SCNu64 " %c", dev, &op, &a, &b, &m, &tail);
+		int got = sscanf(rest,
+		    " %31s %c %" SCNu64 " %" SCNu64 " %" SCNu64 " %c", dev, &op,
+		    &a, &b, &m, &tail);
 
 		if (parse_dev(dev, &r->dev) == -1)
 			return -1;
@@ -268,8 +282,7 @@ parse_record(char *line, struct blkev *r, char *label, size_t labellen,
 }
 
 int
-tracefile_read(const char *path, struct tracefile *tf, char *err,
-    size_t errlen)
+tracefile_read(const char *path, struct tracefile *tf, char *err, size_t errlen)
 {
 	FILE *fp;
 	char *line = NULL;
@@ -292,9 +305,10 @@ tracefile_read(const char *path, struct tracefile *tf, char *err,
 			line[--len] = '\0';
 		if (lineno == 1) {
 			if (strcmp(line, TRACEFILE_MAGIC) != 0) {
-				snprintf(err, errlen, "'%s' is not a ubcreplay "
-				    "trace (first line is not '%s')", path,
-				    TRACEFILE_MAGIC);
+				snprintf(err, errlen,
+				    "'%s' is not a ubcreplay "
+				    "trace (first line is not '%s')",
+				    path, TRACEFILE_MAGIC);
 				goto fail;
 			}
 			continue;
@@ -308,11 +322,13 @@ tracefile_read(const char *path, struct tracefile *tf, char *err,
 
 			if (tf->ndev == TARGET_MAXDEV ||
 			    sscanf(line + 7, "%31s %31s %15s", dev, name,
-			    role) != 3 || parse_dev(dev, &v) == -1) {
+			        role) != 3 ||
+			    parse_dev(dev, &v) == -1) {
 				why = "bad device line";
 				goto bad;
 			}
-			snprintf(tf->devname[tf->ndev], DEVNAME_MAX, "%s", name);
+			snprintf(
+			    tf->devname[tf->ndev], DEVNAME_MAX, "%s", name);
 			snprintf(tf->devrole[tf->ndev], 16, "%s", role);
 			snprintf(d->name, sizeof(d->name), "%s", name);
 			d->major = BLKEV_MAJOR(v);
@@ -340,7 +356,7 @@ tracefile_read(const char *path, struct tracefile *tf, char *err,
 			goto bad;
 		if (r.kind == BLKEV_MARK) {
 			if (grow((void **)&tf->label, &caplabel, tf->nlabel,
-			    sizeof(*tf->label)) == -1) {
+			        sizeof(*tf->label)) == -1) {
 				why = "out of memory";
 				goto bad;
 			}
@@ -349,15 +365,15 @@ tracefile_read(const char *path, struct tracefile *tf, char *err,
 			r.nr_sector = (uint32_t)tf->nlabel++;
 		}
 		if (grow((void **)&tf->rec, &caprec, tf->nrec,
-		    sizeof(*tf->rec)) == -1) {
+		        sizeof(*tf->rec)) == -1) {
 			why = "out of memory";
 			goto bad;
 		}
 		tf->rec[tf->nrec++] = r;
 		continue;
-bad:
-		snprintf(err, errlen, "trace '%s' line %zu: %s", path, lineno,
-		    why);
+	bad:
+		snprintf(
+		    err, errlen, "trace '%s' line %zu: %s", path, lineno, why);
 		goto fail;
 	}
 	if (lineno == 0) {

@@ -31,15 +31,15 @@
 
 #include "traces.h"
 
-#define TYPE_DATA_MAX	 28
-#define TYPE_PADDING	 29
+#define TYPE_DATA_MAX    28
+#define TYPE_PADDING     29
 #define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP	 31
-#define TS_SHIFT	 27
-#define COMMIT_MISSED	 (1ULL << 31)
-#define COMMIT_STORED	 (1ULL << 30)
-#define COMMIT_LEN_MASK	 ((1ULL << 30) - 1)
-#define TS_MSB		 (0x1fULL << 59)
+#define TYPE_TIME_STAMP  31
+#define TS_SHIFT         27
+#define COMMIT_MISSED    (1ULL << 31)
+#define COMMIT_STORED    (1ULL << 30)
+#define COMMIT_LEN_MASK  ((1ULL << 30) - 1)
+#define TS_MSB           (0x1fULL << 59)
 
 /* An unsigned integer of size bytes at p, in the ring buffer's byte order. */
 static uint64_t
@@ -84,8 +84,8 @@ keyed_number(const char *s, const char *end, const char *key, unsigned *out)
  * marks a dynamic field.
  */
 static int
-parse_field(const char *s, const char *end, struct tracefs_field *fd,
-    char *err, size_t errlen)
+parse_field(const char *s, const char *end, struct tracefs_field *fd, char *err,
+    size_t errlen)
 {
 	const char *decl = s + strlen("field:"), *semi, *name, *nend;
 	unsigned sgn = 0;
@@ -110,7 +110,8 @@ parse_field(const char *s, const char *end, struct tracefs_field *fd,
 		fd->is_string = 1;
 	}
 	for (name = nend; name > decl && name[-1] != ' ' && name[-1] != '\t' &&
-	    name[-1] != '*'; name--)
+	     name[-1] != '*';
+	     name--)
 		continue;
 	if (name == nend || (size_t)(nend - name) >= sizeof(fd->name)) {
 		snprintf(err, errlen, "field without a usable name");
@@ -129,8 +130,8 @@ parse_field(const char *s, const char *end, struct tracefs_field *fd,
 		fd->is_string = 1;
 	if (keyed_number(semi, end, "offset:", &fd->offset) == -1 ||
 	    keyed_number(semi, end, "size:", &fd->size) == -1) {
-		snprintf(err, errlen, "field '%s' without offset or size",
-		    fd->name);
+		snprintf(
+		    err, errlen, "field '%s' without offset or size", fd->name);
 		return -1;
 	}
 	if (keyed_number(semi, end, "signed:", &sgn) == 0)
@@ -150,8 +151,9 @@ parse_field(const char *s, const char *end, struct tracefs_field *fd,
 
 /* Calls fn on each field line of text; stops at "print fmt:". */
 static int
-each_field(const char *text, int (*fn)(void *, const struct tracefs_field *,
-    char *, size_t), void *ctx, char *err, size_t errlen)
+each_field(const char *text,
+    int (*fn)(void *, const struct tracefs_field *, char *, size_t), void *ctx,
+    char *err, size_t errlen)
 {
 	const char *s = text;
 
@@ -194,8 +196,8 @@ add_field(void *ctx, const struct tracefs_field *fd, char *err, size_t errlen)
 }
 
 int
-tracefs_format_parse(const char *text, struct tracefs_format *f, char *err,
-    size_t errlen)
+tracefs_format_parse(
+    const char *text, struct tracefs_format *f, char *err, size_t errlen)
 {
 	const char *p;
 	int have_id = 0;
@@ -212,22 +214,23 @@ tracefs_format_parse(const char *text, struct tracefs_format *f, char *err,
 			n = sizeof(f->name) - 1;
 		memcpy(f->name, p, n);
 	}
-	if ((p = strstr(text, "\nID:")) != NULL || strncmp(text, "ID:", 3) == 0) {
+	if ((p = strstr(text, "\nID:")) != NULL ||
+	    strncmp(text, "ID:", 3) == 0) {
 		const char *q = p != NULL ? p + 4 : text + 3;
 
-		have_id = keyed_number(q - 3, q + strcspn(q, "\n"), "ID:",
-		    &f->id) == 0;
+		have_id = keyed_number(
+		              q - 3, q + strcspn(q, "\n"), "ID:", &f->id) == 0;
 	}
 	if (f->name[0] == '\0' || !have_id) {
-		snprintf(err, errlen, "no %s line", f->name[0] == '\0' ?
-		    "name:" : "ID:");
+		snprintf(err, errlen, "no %s line",
+		    f->name[0] == '\0' ? "name:" : "ID:");
 		return -1;
 	}
 	if (each_field(text, add_field, f, err, errlen) == -1)
 		return -1;
 	if (tracefs_field_find(f, "common_type") == NULL) {
-		snprintf(err, errlen, "event %s has no common_type field",
-		    f->name);
+		snprintf(
+		    err, errlen, "event %s has no common_type field", f->name);
 		return -1;
 	}
 	return 0;
@@ -250,7 +253,8 @@ tracefs_field_u64(const struct tracefs_field *fd, const unsigned char *rec,
 
 	if (fd->is_string || fd->data_loc ||
 	    (fd->size != 1 && fd->size != 2 && fd->size != 4 &&
-	    fd->size != 8) || (size_t)fd->offset + fd->size > len)
+	        fd->size != 8) ||
+	    (size_t)fd->offset + fd->size > len)
 		return -1;
 	v = get_uint(rec + fd->offset, fd->size, big_endian);
 	if (fd->is_signed && fd->size < 8 && (v >> (fd->size * 8 - 1)) != 0)
@@ -302,8 +306,8 @@ page_field(void *ctx, const struct tracefs_field *fd, char *err, size_t errlen)
 }
 
 int
-tracefs_header_page_parse(const char *text, struct tracefs_page_layout *l,
-    char *err, size_t errlen)
+tracefs_header_page_parse(
+    const char *text, struct tracefs_page_layout *l, char *err, size_t errlen)
 {
 	const uint16_t one = 1;
 
@@ -315,7 +319,8 @@ tracefs_header_page_parse(const char *text, struct tracefs_page_layout *l,
 	if (l->ts_size != 8 || (l->commit_size != 4 && l->commit_size != 8) ||
 	    l->page_bytes == 0 || l->data_offset < l->ts_offset + 8 ||
 	    l->data_offset < l->commit_offset + l->commit_size) {
-		snprintf(err, errlen, "header_page lacks a usable timestamp, "
+		snprintf(err, errlen,
+		    "header_page lacks a usable timestamp, "
 		    "commit or data field");
 		return -1;
 	}
@@ -333,8 +338,10 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 
 	memset(info, 0, sizeof(*info));
 	if (len < l->data_offset) {
-		snprintf(err, errlen, "page of %zu bytes is shorter than its "
-		    "%u-byte header", len, l->data_offset);
+		snprintf(err, errlen,
+		    "page of %zu bytes is shorter than its "
+		    "%u-byte header",
+		    len, l->data_offset);
 		return -1;
 	}
 	ts = get_uint(page + l->ts_offset, 8, be);
@@ -343,15 +350,16 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 	info->data_bytes = (size_t)(commit & COMMIT_LEN_MASK);
 	info->missed = (commit & COMMIT_MISSED) != 0;
 	if (info->data_bytes > len - l->data_offset) {
-		snprintf(err, errlen, "page claims %zu bytes of events, holds "
-		    "%zu", info->data_bytes, len - l->data_offset);
+		snprintf(err, errlen,
+		    "page claims %zu bytes of events, holds "
+		    "%zu",
+		    info->data_bytes, len - l->data_offset);
 		return -1;
 	}
 	d = page + l->data_offset;
 	end = d + info->data_bytes;
 	if (info->missed && (commit & COMMIT_STORED) != 0 &&
-	    (size_t)(len - l->data_offset - info->data_bytes) >=
-	    l->commit_size)
+	    (size_t)(len - l->data_offset - info->data_bytes) >= l->commit_size)
 		info->missed_events = get_uint(end, l->commit_size, be);
 
 	while (d < end) {
@@ -361,8 +369,10 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 		const unsigned char *pay;
 
 		if (end - d < 4) {
-			snprintf(err, errlen, "event header cut at page offset "
-			    "%td", d - page);
+			snprintf(err, errlen,
+			    "event header cut at page offset "
+			    "%td",
+			    d - page);
 			return -1;
 		}
 		hdr = get_uint(d, 4, be);
@@ -370,11 +380,13 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 		type = be ? (unsigned)(hdr >> 27) : (unsigned)(hdr & 0x1f);
 		delta = be ? (unsigned)(hdr & 0x7ffffff) : (unsigned)(hdr >> 5);
 		if (type == TYPE_PADDING && delta == 0)
-			break;	/* nothing more on this page */
+			break; /* nothing more on this page */
 		if (type == 0 || type > TYPE_DATA_MAX) {
 			if (end - d < 8) {
-				snprintf(err, errlen, "event at page offset "
-				    "%td cut before its length", d - page);
+				snprintf(err, errlen,
+				    "event at page offset "
+				    "%td cut before its length",
+				    d - page);
 				return -1;
 			}
 			arg = get_uint(d + 4, 4, be);
@@ -382,7 +394,8 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 			arg = 0;
 		switch (type) {
 		case TYPE_PADDING:
-			/* A discarded event; the kernel's reader keeps its time. */
+			/* A discarded event; the kernel's reader keeps its
+			 * time. */
 			evlen = 4 + (size_t)arg;
 			info->padding++;
 			pay = NULL;
@@ -398,7 +411,8 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 		case TYPE_TIME_STAMP: {
 			uint64_t abs = arg << TS_SHIFT | delta;
 
-			/* Only 59 bits are stored; the rest continue from ts. */
+			/* Only 59 bits are stored; the rest continue from ts.
+			 */
 			if ((ts & TS_MSB) != 0) {
 				abs |= ts & TS_MSB;
 				if (abs < ts)
@@ -413,8 +427,10 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 		}
 		case 0:
 			if (arg < 4) {
-				snprintf(err, errlen, "event at page offset %td "
-				    "has length %" PRIu64, d - page, arg);
+				snprintf(err, errlen,
+				    "event at page offset %td "
+				    "has length %" PRIu64,
+				    d - page, arg);
 				return -1;
 			}
 			ts += delta;
@@ -430,15 +446,16 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 			break;
 		}
 		if (evlen > (size_t)(end - d)) {
-			snprintf(err, errlen, "event at page offset %td runs "
-			    "%zu bytes past the commit", d - page,
-			    evlen - (size_t)(end - d));
+			snprintf(err, errlen,
+			    "event at page offset %td runs "
+			    "%zu bytes past the commit",
+			    d - page, evlen - (size_t)(end - d));
 			return -1;
 		}
 		if (pay != NULL) {
 			info->events++;
-			if (fn != NULL && fn(ctx, ts, pay, paylen, err,
-			    errlen) == -1)
+			if (fn != NULL &&
+			    fn(ctx, ts, pay, paylen, err, errlen) == -1)
 				return -1;
 		}
 		d += evlen;
@@ -447,20 +464,20 @@ tracefs_page_parse(const struct tracefs_page_layout *l,
 }
 
 int
-tracefs_stats_parse(const char *text, struct tracefs_cpu_stats *s, char *err,
-    size_t errlen)
+tracefs_stats_parse(
+    const char *text, struct tracefs_cpu_stats *s, char *err, size_t errlen)
 {
 	static const struct {
 		const char *key;
 		size_t off;
 	} keys[] = {
-		{"entries:", offsetof(struct tracefs_cpu_stats, entries)},
-		{"overrun:", offsetof(struct tracefs_cpu_stats, overrun)},
-		{"commit overrun:",
-		    offsetof(struct tracefs_cpu_stats, commit_overrun)},
-		{"bytes:", offsetof(struct tracefs_cpu_stats, bytes)},
-		{"dropped events:", offsetof(struct tracefs_cpu_stats, dropped)},
-		{"read events:", offsetof(struct tracefs_cpu_stats, read)},
+	    {"entries:", offsetof(struct tracefs_cpu_stats, entries)},
+	    {"overrun:", offsetof(struct tracefs_cpu_stats, overrun)},
+	    {"commit overrun:",
+	        offsetof(struct tracefs_cpu_stats, commit_overrun)},
+	    {"bytes:", offsetof(struct tracefs_cpu_stats, bytes)},
+	    {"dropped events:", offsetof(struct tracefs_cpu_stats, dropped)},
+	    {"read events:", offsetof(struct tracefs_cpu_stats, read)},
 	};
 	unsigned seen = 0;
 	const char *line = text;
@@ -480,8 +497,10 @@ tracefs_stats_parse(const char *text, struct tracefs_cpu_stats *s, char *err,
 			v = strtoull(line + kl, &e, 10);
 			if (e == line + kl || errno != 0 ||
 			    (*e != '\n' && *e != '\0' && *e != ' ')) {
-				snprintf(err, errlen, "'%s' is not followed "
-				    "by a number", keys[k].key);
+				snprintf(err, errlen,
+				    "'%s' is not followed "
+				    "by a number",
+				    keys[k].key);
 				return -1;
 			}
 			*(uint64_t *)(void *)((char *)s + keys[k].off) = v;
@@ -500,9 +519,9 @@ tracefs_stats_parse(const char *text, struct tracefs_cpu_stats *s, char *err,
 }
 
 const char *const tracefs_block_events[TRACEFS_NBLOCK] = {
-	"block_bio_queue",
-	"block_rq_issue",
-	"block_rq_complete",
+    "block_bio_queue",
+    "block_rq_issue",
+    "block_rq_complete",
 };
 
 int
@@ -518,8 +537,8 @@ tracefs_block_init(struct tracefs_block *b,
 		struct tracefs_format *f = &b->fmt[i];
 		char ferr[192];
 
-		if (tracefs_format_parse(formats[i], f, ferr,
-		    sizeof(ferr)) == -1) {
+		if (tracefs_format_parse(formats[i], f, ferr, sizeof(ferr)) ==
+		    -1) {
 			snprintf(err, errlen, "format of %s: %s",
 			    tracefs_block_events[i], ferr);
 			return -1;
@@ -540,7 +559,8 @@ tracefs_block_init(struct tracefs_block *b,
 		    b->f[i].nr_sector == NULL || b->f[i].rwbs == NULL ||
 		    !b->f[i].rwbs->is_string || b->f[i].rwbs->data_loc ||
 		    (kinds[i] == BLKEV_ISSUE && b->f[i].bytes == NULL)) {
-			snprintf(err, errlen, "event %s lacks one of the fields "
+			snprintf(err, errlen,
+			    "event %s lacks one of the fields "
 			    "dev, sector, nr_sector, rwbs%s",
 			    tracefs_block_events[i],
 			    kinds[i] == BLKEV_ISSUE ? ", bytes" : "");
@@ -561,8 +581,8 @@ tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
 	int i;
 
 	/* common_type is at the same place in every event: try the first. */
-	if (tracefs_field_u64(b->f[0].type, rec, len, b->big_endian,
-	    &type) == -1) {
+	if (tracefs_field_u64(b->f[0].type, rec, len, b->big_endian, &type) ==
+	    -1) {
 		snprintf(err, errlen, "record of %zu bytes has no type", len);
 		return -1;
 	}
@@ -577,26 +597,26 @@ tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
 	if (tracefs_field_u64(b->f[i].dev, rec, len, b->big_endian, &v) == -1)
 		goto short_rec;
 	ev->dev = (uint32_t)v;
-	if (tracefs_field_u64(b->f[i].sector, rec, len, b->big_endian,
-	    &ev->sector) == -1 ||
-	    tracefs_field_u64(b->f[i].nr_sector, rec, len, b->big_endian,
-	    &v) == -1)
+	if (tracefs_field_u64(
+	        b->f[i].sector, rec, len, b->big_endian, &ev->sector) == -1 ||
+	    tracefs_field_u64(b->f[i].nr_sector, rec, len, b->big_endian, &v) ==
+	        -1)
 		goto short_rec;
 	ev->nr_sector = (uint32_t)v;
 	ev->bytes = (uint64_t)ev->nr_sector * 512;
 	if (b->f[i].bytes != NULL) {
 		if (tracefs_field_u64(b->f[i].bytes, rec, len, b->big_endian,
-		    &ev->bytes) == -1)
+		        &ev->bytes) == -1)
 			goto short_rec;
 	}
 	if (b->f[i].error != NULL) {
-		if (tracefs_field_u64(b->f[i].error, rec, len, b->big_endian,
-		    &v) == -1)
+		if (tracefs_field_u64(
+		        b->f[i].error, rec, len, b->big_endian, &v) == -1)
 			goto short_rec;
 		ev->error = (int32_t)v;
 	}
 	if (tracefs_field_str(b->f[i].rwbs, rec, len, b->big_endian, rwbs,
-	    sizeof(rwbs)) == -1)
+	        sizeof(rwbs)) == -1)
 		goto short_rec;
 	if ((ev->flags = blkev_rwbs_parse(rwbs)) == 0) {
 		snprintf(err, errlen, "%s: rwbs '%s' is not one",
@@ -605,7 +625,9 @@ tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
 	}
 	return 1;
 short_rec:
-	snprintf(err, errlen, "%s record of %zu bytes is shorter than its "
-	    "fields", tracefs_block_events[i], len);
+	snprintf(err, errlen,
+	    "%s record of %zu bytes is shorter than its "
+	    "fields",
+	    tracefs_block_events[i], len);
 	return -1;
 }

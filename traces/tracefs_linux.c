@@ -41,17 +41,17 @@
 
 #include "traces.h"
 
-#define TRACEFS_ROOT	 "/sys/kernel/tracing"
+#define TRACEFS_ROOT     "/sys/kernel/tracing"
 #define TRACEFS_MAGIC_FS 0x74726163
-#define INSTANCE_PREFIX	 "ubcreplay."
-#define SECTOR_BYTES	 512
+#define INSTANCE_PREFIX  "ubcreplay."
+#define SECTOR_BYTES     512
 /* Per-CPU buffer: enough for a few hundred thousand events. */
-#define BUFFER_KB_MAX	 16384
-#define BUFFER_KB_MIN	 1024
+#define BUFFER_KB_MAX 16384
+#define BUFFER_KB_MIN 1024
 
 struct kdev {
-	int fd;			/* /sys/dev/block/M:m/stat */
-	struct devstats base;	/* at the last mark */
+	int fd;               /* /sys/dev/block/M:m/stat */
+	struct devstats base; /* at the last mark */
 };
 
 /* One event waiting to be counted, with its order of arrival. */
@@ -61,25 +61,26 @@ struct pending {
 };
 
 struct tfs {
-	char inst[512];		/* the instance's directory */
-	int made;		/* we made it: remove it at close */
+	char inst[512]; /* the instance's directory */
+	int made;       /* we made it: remove it at close */
 	int ncpu;
-	int *raw;		/* per_cpu/cpuN/trace_pipe_raw, non-blocking */
-	int *stat;		/* per_cpu/cpuN/stats */
-	struct tracefs_cpu_stats *seen;	/* stats at the last mark */
-	size_t buffer_bytes;	/* per CPU */
+	int *raw;  /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
+	int *stat; /* per_cpu/cpuN/stats */
+	struct tracefs_cpu_stats *seen; /* stats at the last mark */
+	size_t buffer_bytes;            /* per CPU */
 	struct tracefs_page_layout layout;
 	struct tracefs_block blk;
 	unsigned char *page;
-	struct pending *pend;	/* read, not yet counted */
+	struct pending *pend; /* read, not yet counted */
 	size_t npend, cappend;
 	uint64_t seq;
 	struct blkev_acc *acc;
 	size_t ndev;
 	struct kdev kdev[TARGET_MAXDEV];
-	uint64_t malformed;	/* pages or records we could not decode */
-	uint64_t malformed_told;	/* of which counted as lost already */
-	/* --trace-out: every record counted, in order, and the marks' labels. */
+	uint64_t malformed;      /* pages or records we could not decode */
+	uint64_t malformed_told; /* of which counted as lost already */
+	/* --trace-out: every record counted, in order, and the marks' labels.
+	 */
 	int keep;
 	struct blkev *kept;
 	size_t nkept, capkept;
@@ -106,8 +107,8 @@ write_file(const char *dir, const char *name, const char *text, char *err,
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (write(fd, text, len) != (ssize_t)len) {
@@ -130,8 +131,8 @@ read_file(const char *dir, const char *name, char *err, size_t errlen)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -141,8 +142,10 @@ read_file(const char *dir, const char *name, char *err, size_t errlen)
 			char *nb = realloc(buf, cap = len + 8192);
 
 			if (nb == NULL) {
-				snprintf(err, errlen, "out of memory reading "
-				    "'%s'", path);
+				snprintf(err, errlen,
+				    "out of memory reading "
+				    "'%s'",
+				    path);
 				goto fail;
 			}
 			buf = nb;
@@ -184,8 +187,10 @@ ensure_mounted(char *note, size_t notelen, char *err, size_t errlen)
 	if ((unsigned long)sf.f_type == TRACEFS_MAGIC_FS)
 		return 0;
 	if (mount("nodev", TRACEFS_ROOT, "tracefs", 0, NULL) == -1) {
-		snprintf(err, errlen, "tracefs is not mounted on '%s' and "
-		    "cannot be: %s", TRACEFS_ROOT, strerror(errno));
+		snprintf(err, errlen,
+		    "tracefs is not mounted on '%s' and "
+		    "cannot be: %s",
+		    TRACEFS_ROOT, strerror(errno));
 		return -1;
 	}
 	snprintf(note, notelen, "mounted tracefs on %s", TRACEFS_ROOT);
@@ -211,7 +216,7 @@ remove_stale(void)
 		long pid;
 
 		if (strncmp(de->d_name, INSTANCE_PREFIX,
-		    strlen(INSTANCE_PREFIX)) != 0)
+		        strlen(INSTANCE_PREFIX)) != 0)
 			continue;
 		errno = 0;
 		pid = strtol(de->d_name + strlen(INSTANCE_PREFIX), &end, 10);
@@ -264,8 +269,8 @@ read_kdev(struct kdev *k, struct devstats *now, char *err, size_t errlen)
 }
 
 static int
-read_cpu_stats(struct tfs *s, int cpu, struct tracefs_cpu_stats *st,
-    char *err, size_t errlen)
+read_cpu_stats(struct tfs *s, int cpu, struct tracefs_cpu_stats *st, char *err,
+    size_t errlen)
 {
 	char buf[1024], perr[128];
 	ssize_t n;
@@ -303,11 +308,13 @@ setup_instance(struct probe *p, struct tfs *s, char *err, size_t errlen)
 	char filter[1024], path[1024], kb[32];
 	size_t want;
 
-	snprintf(s->inst, sizeof(s->inst), TRACEFS_ROOT "/instances/"
-	    INSTANCE_PREFIX "%ld", (long)getpid());
+	snprintf(s->inst, sizeof(s->inst),
+	    TRACEFS_ROOT "/instances/" INSTANCE_PREFIX "%ld", (long)getpid());
 	if (mkdir(s->inst, 0700) == -1) {
-		snprintf(err, errlen, "cannot make the tracefs instance '%s': "
-		    "%s", s->inst, strerror(errno));
+		snprintf(err, errlen,
+		    "cannot make the tracefs instance '%s': "
+		    "%s",
+		    s->inst, strerror(errno));
 		return -1;
 	}
 	s->made = 1;
@@ -315,10 +322,9 @@ setup_instance(struct probe *p, struct tfs *s, char *err, size_t errlen)
 	if (write_file(s->inst, "trace_clock", "mono", err, errlen) == -1)
 		return -1;
 	/* A smaller buffer when the kernel cannot give the big one. */
-	for (want = buffer_kb(s->ncpu); ; want /= 2) {
+	for (want = buffer_kb(s->ncpu);; want /= 2) {
 		snprintf(kb, sizeof(kb), "%zu", want);
-		if (write_file(s->inst, "buffer_size_kb", kb, err,
-		    errlen) == 0)
+		if (write_file(s->inst, "buffer_size_kb", kb, err, errlen) == 0)
 			break;
 		if (want <= BUFFER_KB_MIN / 4)
 			return -1;
@@ -357,20 +363,20 @@ read_formats(struct tfs *s, char *err, size_t errlen)
 	char *fmt[TRACEFS_NBLOCK] = {NULL}, *hp, name[256];
 	int rv = -1;
 
-	if ((hp = read_file(TRACEFS_ROOT "/events", "header_page", err,
-	    errlen)) == NULL)
+	if ((hp = read_file(
+	         TRACEFS_ROOT "/events", "header_page", err, errlen)) == NULL)
 		return -1;
 	if (tracefs_header_page_parse(hp, &s->layout, err, errlen) == -1)
 		goto out;
 	for (int i = 0; i < TRACEFS_NBLOCK; i++) {
 		snprintf(name, sizeof(name), "block/%s/format",
 		    tracefs_block_events[i]);
-		if ((fmt[i] = read_file(TRACEFS_ROOT "/events", name, err,
-		    errlen)) == NULL)
+		if ((fmt[i] = read_file(
+		         TRACEFS_ROOT "/events", name, err, errlen)) == NULL)
 			goto out;
 	}
 	if (tracefs_block_init(&s->blk, (const char *const *)fmt,
-	    s->layout.big_endian, err, errlen) == -1)
+	        s->layout.big_endian, err, errlen) == -1)
 		goto out;
 	rv = 0;
 out:
@@ -441,14 +447,14 @@ tfs_open(struct probe *p, char *err, size_t errlen)
 
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
 		    s->inst, c);
-		if ((s->raw[c] = open(path, O_RDONLY | O_NONBLOCK |
-		    O_CLOEXEC)) == -1) {
+		if ((s->raw[c] = open(
+		         path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 			snprintf(err, errlen, "cannot open '%s': %s", path,
 			    strerror(errno));
 			goto fail;
 		}
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", s->inst,
-		    c);
+		snprintf(
+		    path, sizeof(path), "%s/per_cpu/cpu%d/stats", s->inst, c);
 		if ((s->stat[c] = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 			snprintf(err, errlen, "cannot open '%s': %s", path,
 			    strerror(errno));
@@ -508,12 +514,14 @@ keep_record(struct tfs *s, const struct blkev *ev)
 
 /* Counts one record, and keeps it for --trace-out. */
 static int
-apply(struct tfs *s, const struct blkev *ev, struct devstats *out,
-    char *err, size_t errlen)
+apply(struct tfs *s, const struct blkev *ev, struct devstats *out, char *err,
+    size_t errlen)
 {
 	if (s->keep && keep_record(s, ev) == -1) {
-		snprintf(err, errlen, "out of memory keeping events for "
-		    "--trace-out (%zu kept)", s->nkept);
+		snprintf(err, errlen,
+		    "out of memory keeping events for "
+		    "--trace-out (%zu kept)",
+		    s->nkept);
 		return -1;
 	}
 	blkev_apply(s->acc, ev, out);
@@ -526,12 +534,11 @@ add_pending(void *ctx, uint64_t ts, const unsigned char *rec, size_t len,
 {
 	struct tfs *s = ctx;
 	struct blkev ev;
-	int rv = tracefs_block_decode(&s->blk, ts, rec, len, &ev, err,
-	    errlen);
+	int rv = tracefs_block_decode(&s->blk, ts, rec, len, &ev, err, errlen);
 
 	if (rv == -1) {
 		s->malformed++;
-		return 0;	/* counted; the rest of the page is good */
+		return 0; /* counted; the rest of the page is good */
 	}
 	if (rv == 0)
 		return 0;
@@ -574,24 +581,26 @@ drain(struct tfs *s, int64_t horizon_ns, char *err, size_t errlen)
 	for (int c = 0; c < s->ncpu; c++) {
 		for (;;) {
 			struct tracefs_page_info info;
-			ssize_t got = read(s->raw[c], s->page,
-			    s->layout.page_bytes);
+			ssize_t got =
+			    read(s->raw[c], s->page, s->layout.page_bytes);
 
 			if (got == -1 && errno == EINTR)
 				continue;
 			if (got == -1 && errno == EAGAIN)
 				break;
 			if (got == -1) {
-				snprintf(err, errlen, "cannot read cpu%d's "
-				    "trace_pipe_raw: %s", c, strerror(errno));
+				snprintf(err, errlen,
+				    "cannot read cpu%d's "
+				    "trace_pipe_raw: %s",
+				    c, strerror(errno));
 				return -1;
 			}
 			if (got == 0)
 				break;
-			if (tracefs_page_parse(&s->layout, s->page,
-			    (size_t)got, add_pending, s, &info, err,
-			    errlen) == -1) {
-				/* A broken page costs its events, said below. */
+			if (tracefs_page_parse(&s->layout, s->page, (size_t)got,
+			        add_pending, s, &info, err, errlen) == -1) {
+				/* A broken page costs its events, said below.
+				 */
 				if (strncmp(err, "out of memory", 13) == 0)
 					return -1;
 				s->malformed++;
@@ -657,8 +666,8 @@ tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 	lost += s->malformed - s->malformed_told;
 	s->malformed_told = s->malformed;
 	if (lost > 0) {
-		struct blkev l = {.ts_ns = now, .kind = BLKEV_LOST,
-		    .sector = lost};
+		struct blkev l = {
+		    .ts_ns = now, .kind = BLKEV_LOST, .sector = lost};
 
 		if (apply(s, &l, NULL, err, errlen) == -1)
 			return -1;
@@ -673,8 +682,9 @@ tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 			return -1;
 		devstats_delta(&d, &kn, &s->kdev[i].base);
 		s->kdev[i].base = kn;
-		nk = blkev_kern_records(BLKEV_DEV(p->target->dev[i].major,
-		    p->target->dev[i].minor), now, &d, k);
+		nk = blkev_kern_records(
+		    BLKEV_DEV(p->target->dev[i].major, p->target->dev[i].minor),
+		    now, &d, k);
 		for (size_t j = 0; j < nk; j++)
 			if (apply(s, &k[j], NULL, err, errlen) == -1)
 				return -1;
@@ -683,10 +693,11 @@ tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 	if (s->keep) {
 		if (s->nlabel == s->caplabel) {
 			size_t cap = s->caplabel ? s->caplabel * 2 : 64;
-			char (*nl)[64] = realloc(s->label, cap * sizeof(*nl));
+			char(*nl)[64] = realloc(s->label, cap * sizeof(*nl));
 
 			if (nl == NULL) {
-				snprintf(err, errlen, "out of memory keeping "
+				snprintf(err, errlen,
+				    "out of memory keeping "
 				    "events for --trace-out");
 				return -1;
 			}
@@ -760,21 +771,22 @@ tfs_trace_write(struct probe *p, const char *path, const char *result,
 	struct tfs *s = p->priv;
 
 	if (!s->keep) {
-		snprintf(err, errlen, "the tracefs probe was not asked to keep "
+		snprintf(err, errlen,
+		    "the tracefs probe was not asked to keep "
 		    "its events");
 		return -1;
 	}
 	return tracefile_write(path, p->target, s->kept, s->nkept,
-	    (const char (*)[64])s->label, s->nlabel, result, err, errlen);
+	    (const char(*)[64])s->label, s->nlabel, result, err, errlen);
 }
 
 const struct probe_ops probe_tracefs_ops = {
-	.name = "tracefs",
-	.resolution = PROBE_EXACT,
-	.open = tfs_open,
-	.tick = tfs_tick,
-	.mark = tfs_mark,
-	.close = tfs_close,
-	.keep = tfs_keep,
-	.trace_write = tfs_trace_write,
+    .name = "tracefs",
+    .resolution = PROBE_EXACT,
+    .open = tfs_open,
+    .tick = tfs_tick,
+    .mark = tfs_mark,
+    .close = tfs_close,
+    .keep = tfs_keep,
+    .trace_write = tfs_trace_write,
 };

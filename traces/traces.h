@@ -103,7 +103,7 @@ struct probe {
 	const struct target *target;
 	int64_t interval_ns;
 	void *priv;
-	char why[256];		/* why this probe was chosen */
+	char why[256]; /* why this probe was chosen */
 	/*
 	 * What the next mark ends, for the records of a trace (--trace-out):
 	 * "between", or "run N PHASE". Set with probe_label; each mark takes
@@ -171,9 +171,10 @@ int tracefile_write(const char *path, const struct target *t,
     const struct blkev *rec, size_t nrec, const char (*label)[64],
     size_t nlabel, const char *result, char *err, size_t errlen);
 /* Reads path; the error names the file and the line. */
-int tracefile_read(const char *path, struct tracefile *tf, char *err,
-    size_t errlen);
-/* 1 when the file at path starts as a trace file, 0 when not (or unreadable). */
+int tracefile_read(
+    const char *path, struct tracefile *tf, char *err, size_t errlen);
+/* 1 when the file at path starts as a trace file, 0 when not (or unreadable).
+ */
 int tracefile_is(const char *path);
 void tracefile_free(struct tracefile *tf);
 
@@ -213,7 +214,7 @@ int mountinfo_find(const char *text, unsigned major, unsigned minor,
  * by a remembered offset: the kernel may lay them out in another order.
  */
 #define TRACEFS_MAXFIELD 32
-#define TRACEFS_NAMEMAX 64
+#define TRACEFS_NAMEMAX  64
 
 struct tracefs_field {
 	char name[TRACEFS_NAMEMAX];
@@ -224,7 +225,7 @@ struct tracefs_field {
 	 * of the data from the start of the record, the high 16 its length.
 	 */
 	int data_loc;
-	int is_string;	/* char name[N]: text up to a NUL or N bytes */
+	int is_string; /* char name[N]: text up to a NUL or N bytes */
 };
 
 struct tracefs_format {
@@ -234,11 +235,11 @@ struct tracefs_format {
 	struct tracefs_field field[TRACEFS_MAXFIELD];
 };
 
-int tracefs_format_parse(const char *text, struct tracefs_format *f,
-    char *err, size_t errlen);
+int tracefs_format_parse(
+    const char *text, struct tracefs_format *f, char *err, size_t errlen);
 /* The field called name, or NULL. */
-const struct tracefs_field *tracefs_field_find(const struct tracefs_format *f,
-    const char *name);
+const struct tracefs_field *tracefs_field_find(
+    const struct tracefs_format *f, const char *name);
 
 /*
  * Reading a field of one record (the payload of a ring-buffer event, which
@@ -262,23 +263,24 @@ struct tracefs_page_layout {
 	unsigned ts_offset, ts_size;
 	unsigned commit_offset, commit_size;
 	unsigned data_offset;
-	size_t page_bytes;	/* data_offset + the data's size */
+	size_t page_bytes; /* data_offset + the data's size */
 	int big_endian;
 };
 
-int tracefs_header_page_parse(const char *text, struct tracefs_page_layout *l,
-    char *err, size_t errlen);
+int tracefs_header_page_parse(
+    const char *text, struct tracefs_page_layout *l, char *err, size_t errlen);
 
 /* What one page held besides its events. */
 struct tracefs_page_info {
-	uint64_t ts;		/* the page's time stamp */
-	size_t data_bytes;	/* from the commit word */
-	int missed;		/* events were lost before this page */
-	uint64_t missed_events;	/* how many, when the kernel stored it; else 0 */
-	uint64_t events;	/* data events passed to the callback */
-	uint64_t padding;	/* discarded events and padding skipped */
-	uint64_t time_extends;	/* extended time deltas */
-	uint64_t time_stamps;	/* absolute time stamps */
+	uint64_t ts;       /* the page's time stamp */
+	size_t data_bytes; /* from the commit word */
+	int missed;        /* events were lost before this page */
+	uint64_t
+	    missed_events;     /* how many, when the kernel stored it; else 0 */
+	uint64_t events;       /* data events passed to the callback */
+	uint64_t padding;      /* discarded events and padding skipped */
+	uint64_t time_extends; /* extended time deltas */
+	uint64_t time_stamps;  /* absolute time stamps */
 };
 
 /*
@@ -286,8 +288,8 @@ struct tracefs_page_info {
  * so far) and its payload. Returning -1 stops the parse, which then returns
  * -1 with err left as the callback set it.
  */
-typedef int (*tracefs_event_fn)(void *ctx, uint64_t ts, const unsigned char *rec,
-    size_t len, char *err, size_t errlen);
+typedef int (*tracefs_event_fn)(void *ctx, uint64_t ts,
+    const unsigned char *rec, size_t len, char *err, size_t errlen);
 
 /*
  * Walks one page read from per_cpu/cpuN/trace_pipe_raw (len may be less than
@@ -300,24 +302,28 @@ int tracefs_page_parse(const struct tracefs_page_layout *l,
 
 /* per_cpu/cpuN/stats, the counters that say whether events were lost. */
 struct tracefs_cpu_stats {
-	uint64_t entries;	/* events in the buffer now */
-	uint64_t overrun;	/* overwritten before they were read */
+	uint64_t entries; /* events in the buffer now */
+	uint64_t overrun; /* overwritten before they were read */
 	uint64_t commit_overrun;
-	uint64_t bytes;		/* bytes of unread events */
-	uint64_t dropped;	/* refused because the buffer was full */
-	uint64_t read;		/* events read so far */
+	uint64_t bytes;   /* bytes of unread events */
+	uint64_t dropped; /* refused because the buffer was full */
+	uint64_t read;    /* events read so far */
 };
 
-int tracefs_stats_parse(const char *text, struct tracefs_cpu_stats *s,
-    char *err, size_t errlen);
+int tracefs_stats_parse(
+    const char *text, struct tracefs_cpu_stats *s, char *err, size_t errlen);
 
 /*
  * The three block events the exact probe enables, decoded into struct blkev
  * through their formats: the fields are found by name in each event's own
  * format, whatever their order or offsets.
  */
-enum { TRACEFS_BIO_QUEUE, TRACEFS_RQ_ISSUE, TRACEFS_RQ_COMPLETE,
-	TRACEFS_NBLOCK };
+enum {
+	TRACEFS_BIO_QUEUE,
+	TRACEFS_RQ_ISSUE,
+	TRACEFS_RQ_COMPLETE,
+	TRACEFS_NBLOCK
+};
 extern const char *const tracefs_block_events[TRACEFS_NBLOCK];
 
 struct tracefs_block {
