@@ -63,31 +63,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* "100ms", "0.5s", "250us", or a plain number of seconds as iostat takes. */
-static int
-parse_interval(const char *s, int64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v <= 0)
-		return -1;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		v *= 1e9;
-	else if (strcmp(end, "ms") == 0)
-		v *= 1e6;
-	else if (strcmp(end, "us") == 0)
-		v *= 1e3;
-	else
-		return -1;
-	if (v < 1e6 || v > 3600e9)
-		return -1;
-	*ns = (int64_t)v;
-	return 0;
-}
-
 static int
 parse(int argc, char **argv, struct opts *o)
 {
@@ -103,7 +78,7 @@ parse(int argc, char **argv, struct opts *o)
 	    -1) {
 		switch (c) {
 		case 'i':
-			if (parse_interval(optarg, &o->interval_ns) == -1) {
+			if (cmd_parse_interval(optarg, &o->interval_ns) == -1) {
 				warnx("interval '%s' is not a time between 1ms "
 				      "and 1h (e.g. 100ms, 1s)",
 				    optarg);
@@ -210,43 +185,6 @@ check_dir(const char *dir)
 	return 0;
 }
 
-static int
-tick(void *probe, char *err, size_t errlen)
-{
-	return probe_tick(probe, err, errlen);
-}
-
-/* Copies what the child and the probe measured into a phase result. */
-static void
-fill_phase(struct phase_result *p, const char *name,
-    const struct replay_outcome *o, size_t ndev)
-{
-	const struct rusage *ru = &o->ru;
-
-	p->name = name;
-	p->failed = o->report.failed;
-	snprintf(p->error, sizeof(p->error), "%s", o->report.error);
-	p->elapsed_ns = o->elapsed_ns;
-	p->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
-	    (int64_t)ru->ru_utime.tv_usec * 1000;
-	p->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 +
-	    (int64_t)ru->ru_stime.tv_usec * 1000;
-	p->maxrss_kib = ru->ru_maxrss;
-	p->inblock = (uint64_t)ru->ru_inblock;
-	p->oublock = (uint64_t)ru->ru_oublock;
-	p->majflt = (uint64_t)ru->ru_majflt;
-	p->minflt = (uint64_t)ru->ru_minflt;
-	p->nswap = (uint64_t)ru->ru_nswap;
-	p->nvcsw = (uint64_t)ru->ru_nvcsw;
-	p->nivcsw = (uint64_t)ru->ru_nivcsw;
-	p->entries = o->report.entries;
-	p->bytes = o->report.bytes;
-	p->app_ops = o->report.app_ops;
-	p->app_bytes = o->report.app_bytes;
-	p->app_size = o->report.app_size;
-	p->ndev = ndev;
-}
-
 struct job {
 	const struct opts *o;
 	const struct target *t;
@@ -258,26 +196,17 @@ struct job {
 	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
 
-/*
- * One phase: fn in a child, then the probe's mark. Returns -1 when the phase
- * could not be run or measured (err says why; the run is then interrupted
- * or broken), 0 otherwise, with p->failed telling whether the work failed.
- */
 static int
 phase(struct job *j, const char *name, replay_fn fn, void *arg,
     struct phase_result *p, char *err, size_t errlen)
 {
-	struct replay_outcome out;
 	char label[64];
 
-	if (replay_child(fn, arg, j->o->interval_ns, tick, j->probe, &out, err,
-	        errlen) == -1)
-		return -1;
-	fill_phase(p, name, &out, j->t->ndev);
 	/* The trace (--trace-out) names each phase the mark ends. */
 	snprintf(label, sizeof(label), "run %d %s", j->run, name);
 	probe_label(j->probe, label);
-	return probe_mark(j->probe, p->dev, err, errlen);
+	return cmd_phase(
+	    j->probe, j->o->interval_ns, name, fn, arg, p, err, errlen);
 }
 
 /* The remove phase: the tree, then (unless --fsync none) a sync. */
@@ -454,6 +383,9 @@ cmd_tar(int argc, char **argv)
 		struct run_result *run = &runs[nrun++];
 
 		if (one_run(&j, nrun, run) == -1) {
+			/* A killed child may have left its progress line. */
+			if (!o.quiet && isatty(STDERR_FILENO))
+				fputs("\r\033[K", stderr);
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
 			break;

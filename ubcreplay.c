@@ -15,6 +15,9 @@ static const struct {
 	int (*fn)(int, char **);
 } commands[] = {
     {"report", cmd_report},
+    {"dd", cmd_dd},
+    {"sweep", cmd_sweep},
+    {"matrix", cmd_matrix},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -22,7 +25,19 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] [--trace-out file] archive dir\n"
-    "       ubcreplay report file\n";
+    "       ubcreplay report file\n"
+    "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
+    "                    [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
+    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
+    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
+    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay matrix --from files --to files [--size n] [-q]\n"
+    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n";
 
 void
 usage_synopsis(void)

@@ -110,4 +110,14 @@ json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
 /* The text report of a result document. quiet: the summary only. */
 void report_text(json_t *doc, FILE *fp, int quiet);
 
+/*
+ * The parts of the text report that only dd results have: REPORT_DD_RUNS,
+ * dd's closing lines and the lossage of each run of a "dd" result;
+ * REPORT_DD_TABLES, the whole report of a "sweep" (block size against
+ * transfer rate) or a "matrix" (source by destination, transfer time and
+ * lossage). Returns 1 when it printed, 0 when doc has no such part.
+ */
+enum { REPORT_DD_RUNS, REPORT_DD_TABLES };
+int report_dd_text(json_t *doc, FILE *fp, int part);
+
 #endif

@@ -535,10 +535,15 @@ report_text(json_t *doc, FILE *fp, int quiet)
 	const json_t *run;
 	size_t i;
 
+	/* A sweep or a matrix is a table of transfers, not runs. */
+	if (report_dd_text(doc, fp, REPORT_DD_TABLES))
+		return;
 	header(doc, fp);
 	if (!quiet)
 		json_array_foreach (json_object_get(doc, "runs"), i, run)
 			run_block(doc, run, fp);
+	if (!quiet)
+		report_dd_text(doc, fp, REPORT_DD_RUNS);
 	between(doc, fp);
 	summary(doc, fp);
 	if (strcmp(gets_(doc, "status"), "ok") != 0)

@@ -119,4 +119,84 @@ int replay_remove_tree(const char *path, char *err, size_t errlen);
 int replay_syncfs(const char *path, char *err, size_t errlen);
 int replay_drop_caches(char *err, size_t errlen);
 
+/*
+ * The dd workload: dd's operands and its copy, without conversions.
+ *
+ *	struct replay_dd dd;
+ *	replay_dd_init(&dd);
+ *	for (each "if=..." argument)
+ *		if (replay_dd_operand(&dd, arg, err, sizeof(err)) == -1) ...
+ *	if (replay_dd_check(&dd, err, sizeof(err)) == -1) ...	bad input
+ *	job.dd = &dd; job.counts = replay_dd_counts_new(err, sizeof(err));
+ *	replay_child(replay_dd_copy, &job, ...);
+ *	fputs(replay_dd_closing(job.counts, buf, sizeof(buf)), stderr);
+ */
+struct replay_dd {
+	const char *in, *out; /* if=, of= */
+	uint64_t bs_bytes;    /* bs=, 512 when not given */
+	uint64_t count;       /* count= blocks, when have_count */
+	int have_count;
+	uint64_t skip, seek;  /* blocks skipped in input, output */
+	int idirect, odirect; /* iflag=direct, oflag=direct */
+};
+
+/* What the copy did, as dd counts it, in memory shared with the parent. */
+struct replay_dd_counts {
+	uint64_t full_in, partial_in;   /* records in */
+	uint64_t full_out, partial_out; /* records out */
+	uint64_t bytes_out;
+	int64_t copy_ns; /* from opening the files to the last write */
+};
+
+struct replay_dd_job {
+	const struct replay_dd *dd;
+	struct replay_dd_counts *counts; /* replay_dd_counts_new */
+};
+
+void replay_dd_init(struct replay_dd *dd);
+
+/*
+ * A number with dd's suffixes: b (512), k, m, g (powers of 1024), upper or
+ * lower case.
+ */
+int replay_dd_parse_size(
+    const char *s, uint64_t *out, char *err, size_t errlen);
+
+/*
+ * One operand: if=, of=, bs=, count=, skip=, seek=, iflag=direct,
+ * oflag=direct. Refuses unknown operands and bs=0. The paths are not
+ * copied: arg must outlive dd.
+ */
+int replay_dd_operand(
+    struct replay_dd *dd, const char *arg, char *err, size_t errlen);
+
+/*
+ * Refuses, before anything is written: a missing if= or of=, a block larger
+ * than half of memory, a source that cannot be opened or is a directory, a
+ * destination that is a directory, cannot be opened for writing or created,
+ * or is the source itself.
+ */
+int replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen);
+
+struct replay_dd_counts *replay_dd_counts_new(char *err, size_t errlen);
+void replay_dd_counts_free(struct replay_dd_counts *c);
+
+/* replay_fn: the copy, on a struct replay_dd_job. */
+void replay_dd_copy(void *job, struct replay_report *rep);
+
+/*
+ * replay_fn: fsync of the destination, on a struct replay_dd_job, so that
+ * buffered writes reach the device inside a phase.
+ */
+void replay_dd_sync(void *job, struct replay_report *rep);
+
+/*
+ * dd's closing lines, as GNU dd prints them:
+ *	2048+0 records in
+ *	2048+0 records out
+ *	1048576 bytes (1.0 MB, 1.0 MiB) copied, 0.00302 s, 347 MB/s
+ */
+const char *replay_dd_closing(
+    const struct replay_dd_counts *c, char *buf, size_t len);
+
 #endif

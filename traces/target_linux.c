@@ -191,3 +191,55 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 		snprintf(t->path, sizeof(t->path), "%s", dir);
 	return rv;
 }
+
+int
+target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (stat(path, &st) == -1) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "cannot stat '%s': %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		/* Not there yet: it will be made in its directory. */
+		snprintf(dir, sizeof(dir), "%s", path);
+		if ((slash = strrchr(dir, '/')) == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (target_resolve(dir, t, err, errlen) == -1)
+			return -1;
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		snprintf(t->source, sizeof(t->source), "%s",
+		    realpath(path, real) != NULL ? real : path);
+		snprintf(t->fstype, sizeof(t->fstype), "block device");
+		t->major = major(st.st_rdev);
+		t->minor = minor(st.st_rdev);
+		return adddev(
+		    t, "/sys", t->major, t->minor, "fs", 0, err, errlen);
+	}
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode)) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		snprintf(t->source, sizeof(t->source), "%s", path);
+		snprintf(t->fstype, sizeof(t->fstype), "%s",
+		    S_ISCHR(st.st_mode) ? "character device" : "pipe");
+		snprintf(t->nodev_reason, sizeof(t->nodev_reason),
+		    "'%s' is a %s, not on a block device", path, t->fstype);
+		return 0;
+	}
+	return target_resolve(path, t, err, errlen);
+}

@@ -43,3 +43,22 @@ target_resolve_from(const char *dir, unsigned major, unsigned minor,
 	snprintf(err, errlen, "sysfs trees are read on Linux only");
 	return -1;
 }
+
+int
+target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen)
+{
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (stat(path, &st) == -1 && errno != ENOENT) {
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	snprintf(t->fstype, sizeof(t->fstype), "unknown");
+	snprintf(t->nodev_reason, sizeof(t->nodev_reason),
+	    "device statistics are not supported on this system yet");
+	return 0;
+}

@@ -66,6 +66,15 @@ struct target {
 int target_resolve(const char *dir, struct target *t, char *err, size_t errlen);
 
 /*
+ * Resolves what a dd operand names: a block device node to that device (and
+ * its members; fstype "block device"), a character device or pipe to no
+ * device, a file to its filesystem as target_resolve does, and a file that
+ * does not exist yet to the filesystem of its directory.
+ */
+int target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen);
+
+/*
  * The same from recorded inputs: the text of a mountinfo file, the device
  * number of the directory, and the root of a sysfs tree ("/sys" on a live
  * system, a fixture directory in tests).
