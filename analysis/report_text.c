@@ -503,6 +503,19 @@ summary(json_t *doc, FILE *fp)
 		    fp, what, json_object_get(w, "mean_bytes"), 1024, "KB");
 		snprintf(what, sizeof(what), "%s flushes", key);
 		spread_line(fp, what, json_object_get(v, "flushes"), 0, "");
+		if (json_object_get(w, "bios") != NULL) {
+			snprintf(what, sizeof(what), "%s write bios", key);
+			spread_line(
+			    fp, what, json_object_get(w, "bios"), 0, "");
+			snprintf(what, sizeof(what), "%s sequential", key);
+			spread_line(
+			    fp, what, json_object_get(w, "seq_ops"), 0, "");
+		}
+		if (geti(json_object_get(v, "lost_events"), "max") > 0) {
+			snprintf(what, sizeof(what), "%s LOST EVENTS", key);
+			spread_line(
+			    fp, what, json_object_get(v, "lost_events"), 0, "");
+		}
 	}
 }
 

@@ -333,6 +333,26 @@ summary_device(const struct result *r, const struct run_result **ok, size_t n,
 	for (size_t i = 0; i < n; i++)
 		v[i] = (int64_t)run_device(ok[i], d).flushes;
 	json_object_set_new(dobj, "flushes", spread_json(v, n));
+	if (n > 0 && run_device(ok[0], d).exact) {
+		/* The exact probe's: bios before merging, and what was lost. */
+		json_t *w = json_object_get(dobj, "write");
+
+		for (size_t i = 0; i < n; i++)
+			v[i] =
+			    (int64_t)run_device(ok[i], d).xfer[DIR_WRITE].bios;
+		json_object_set_new(w, "bios", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d)
+			           .xfer[DIR_WRITE]
+			           .seq_ops;
+		json_object_set_new(w, "seq_ops", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).empty_preflush;
+		json_object_set_new(dobj, "empty_preflush", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).lost_events;
+		json_object_set_new(dobj, "lost_events", spread_json(v, n));
+	}
 	json_object_set_new(dobj, "size_hist", hists);
 	return dobj;
 }
