@@ -17,6 +17,7 @@
 
 int cmd_tar(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_dd(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
+    {"compare", cmd_compare},
     {"report", cmd_report},
     {"dd", cmd_dd},
     {"sweep", cmd_sweep},
@@ -25,7 +26,9 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] [--trace-out file] archive dir\n"
-    "       ubcreplay report file\n"
+    "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       ubcreplay report [--svg file] file\n"
     "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
     "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
