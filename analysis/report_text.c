@@ -27,20 +27,26 @@ megabytes(char *buf, size_t len, int64_t bytes)
 	snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
 }
 
-/* A size_hist object back into a histogram. */
+/* A histogram object back into a histogram; minkey names its bounds. */
 static void
-hist_from(const json_t *h, struct hist *out)
+hist_from_key(const json_t *h, const char *minkey, struct hist *out)
 {
 	const json_t *b;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	json_array_foreach (json_object_get(h, "buckets"), i, b) {
-		uint64_t min = (uint64_t)result_geti(b, "min_bytes");
+		uint64_t min = (uint64_t)result_geti(b, minkey);
 
 		out->count[hist_bucket(min)] +=
 		    (uint64_t)result_geti(b, "count");
 	}
+}
+
+static void
+hist_from(const json_t *h, struct hist *out)
+{
+	hist_from_key(h, "min_bytes", out);
 }
 
 static void
@@ -155,12 +161,198 @@ hist_title(const json_t *doc)
 	      "operations, not single requests)";
 }
 
+/* Sums key over the phases' device n, in direction dir (NULL: the device). */
+static int64_t
+phase_sum(const json_t *phases, size_t n, const char *dir, const char *key)
+{
+	const json_t *ph;
+	int64_t v = 0;
+	size_t i;
+
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+
+		v +=
+		    result_geti(dir != NULL ? json_object_get(d, dir) : d, key);
+	}
+	return v;
+}
+
+static void
+phase_hist(const json_t *phases, size_t n, const char *dir, const char *key,
+    const char *minkey, struct hist *out)
+{
+	const json_t *ph;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+		struct hist h;
+
+		hist_from_key(
+		    json_object_get(
+		        dir != NULL ? json_object_get(d, dir) : d, key),
+		    minkey, &h);
+		hist_merge(out, &h);
+	}
+}
+
+static const char *
+nslabel(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%" PRIu64 "us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / 1000000);
+	else
+		snprintf(buf, len, "%.0fs", (double)ns / 1e9);
+	return buf;
+}
+
+/*
+ * The size x latency table of the write requests: a row per size bucket, a
+ * column per latency bucket, counts of requests.
+ */
+static void
+latency_table(FILE *fp, const json_t *phases, size_t n)
+{
+	static uint64_t cell[HIST_NBUCKETS][HIST_NBUCKETS];
+	unsigned rlo = HIST_NBUCKETS, rhi = 0, clo = HIST_NBUCKETS, chi = 0;
+	const json_t *ph, *c;
+	char label[16];
+	size_t i, k;
+
+	memset(cell, 0, sizeof(cell));
+	json_array_foreach (phases, i, ph) {
+		const json_t *w = json_object_get(
+		    json_array_get(json_object_get(ph, "devices"), n), "write");
+
+		json_array_foreach (json_object_get(w, "lat_by_size"), k, c) {
+			unsigned r =
+			    hist_bucket((uint64_t)result_geti(c, "min_bytes"));
+			unsigned l =
+			    hist_bucket((uint64_t)result_geti(c, "min_ns"));
+
+			cell[r][l] += (uint64_t)result_geti(c, "count");
+			rlo = r < rlo ? r : rlo;
+			rhi = r > rhi ? r : rhi;
+			clo = l < clo ? l : clo;
+			chi = l > chi ? l : chi;
+		}
+	}
+	if (rlo == HIST_NBUCKETS)
+		return;
+	fprintf(fp,
+	    "  write latency, issue to completion (requests by size "
+	    "and time)\n  %6s",
+	    "size");
+	for (unsigned l = clo; l <= chi; l++)
+		fprintf(fp, " %6s",
+		    l == 0 ? "<1us"
+		           : nslabel(hist_bucket_min(l), label, sizeof(label)));
+	fprintf(fp, "\n");
+	for (unsigned r = rlo; r <= rhi; r++) {
+		fprintf(fp, "  %6s", hist_label(r, label, sizeof(label)));
+		for (unsigned l = clo; l <= chi; l++)
+			fprintf(fp, " %6" PRIu64, cell[r][l]);
+		fprintf(fp, "\n");
+	}
+}
+
+/* What only the exact probe sees: merging, sequentiality, flushes, latency. */
+static void
+exact_block(FILE *fp, const json_t *phases, size_t n)
+{
+	int64_t ops = phase_sum(phases, n, "write", "ops");
+	int64_t bios = phase_sum(phases, n, "write", "bios");
+	int64_t seq = phase_sum(phases, n, "write", "seq_ops");
+	int64_t flushes = phase_sum(phases, n, NULL, "flushes");
+	int64_t lost = phase_sum(phases, n, NULL, "lost_events");
+	int64_t ep = phase_sum(phases, n, NULL, "empty_preflush");
+	struct hist runs, lat;
+	unsigned longest = 0, b;
+	char label[16];
+	const json_t *ph;
+	size_t i;
+	int has_kern = 0;
+	int64_t kw = 0, kf = 0;
+
+	phase_hist(phases, n, "write", "seq_run_hist", "min_requests", &runs);
+	for (b = 0; b < HIST_NBUCKETS; b++)
+		if (runs.count[b] != 0)
+			longest = b;
+	fprintf(fp,
+	    "  write: %" PRId64 " bios into %" PRId64 " requests "
+	    "(%.2f bios per request); %.1f%% sequential, %" PRIu64 " runs, "
+	    "longest %s+ requests\n",
+	    bios, ops, ops ? (double)bios / (double)ops : 0.0,
+	    ops ? 100.0 * (double)seq / (double)ops : 0.0, hist_total(&runs),
+	    hist_label(longest, label, sizeof(label)));
+	fprintf(fp,
+	    "  flushes: %" PRId64 " issued; FUA: %" PRId64 " requests (%" PRId64
+	    " bios asked); preflush: %" PRId64 " data bios, %" PRId64
+	    " empty\n",
+	    flushes, phase_sum(phases, n, "write", "fua"),
+	    phase_sum(phases, n, "write", "bio_fua"),
+	    phase_sum(phases, n, "write", "bio_preflush"), ep);
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+		char a[16], z[16];
+
+		if (result_geti(d, "flushes") > 0)
+			fprintf(fp,
+			    "    %s: %" PRId64 " flushes, first at %s, "
+			    "last at %s\n",
+			    result_gets(ph, "phase"), result_geti(d, "flushes"),
+			    nslabel((uint64_t)result_geti(d, "flush_first_ns"),
+			        a, sizeof(a)),
+			    nslabel((uint64_t)result_geti(d, "flush_last_ns"),
+			        z, sizeof(z)));
+		if (json_object_get(d, "diskstats") != NULL) {
+			const json_t *k = json_object_get(d, "diskstats");
+
+			has_kern = 1;
+			kw += result_geti(k, "write_ops");
+			kf += result_geti(k, "flushes");
+		}
+	}
+	phase_hist(phases, n, "write", "lat_hist", "min_ns", &lat);
+	latency_table(fp, phases, n);
+	/* Reconcile with the kernel's own counters, and say when they differ.
+	 */
+	if (has_kern) {
+		int ok = kw == ops + ep && kf == flushes;
+
+		fprintf(fp,
+		    "  diskstats: %" PRId64 " write ops %s %" PRId64
+		    " requests + %" PRId64 " empty preflush writes; %" PRId64
+		    " flushes %s %" PRId64 "%s\n",
+		    kw, kw == ops + ep ? "=" : "!=", ops, ep, kf,
+		    kf == flushes ? "=" : "!=", flushes,
+		    ok ? ""
+		       : " (requests in flight at a phase boundary, "
+		         "or lost events)");
+	}
+	if (lost > 0)
+		fprintf(fp,
+		    "  LOST EVENTS: %" PRId64 " (the exact counts are "
+		    "low by about that many events)\n",
+		    lost);
+}
+
 static void
 run_block(json_t *doc, const json_t *run, FILE *fp)
 {
 	const json_t *phases = json_object_get(run, "phases"), *ph, *d;
-	struct hist app, dev[DEVSTATS_MAXDEV];
-	const char *names[2] = {"app write()", NULL};
+	struct hist app, dev[DEVSTATS_MAXDEV], bios[DEVSTATS_MAXDEV];
+	const char *names[3] = {"app write()", "bios", NULL};
+	int exact;
 	size_t i, k, ndev = 0;
 	char el[32];
 
@@ -179,8 +371,15 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 	/* Sum the phases per device: the run as the device saw it. */
 	memset(&app, 0, sizeof(app));
 	memset(dev, 0, sizeof(dev));
+	memset(bios, 0, sizeof(bios));
 	ph = json_array_get(phases, 0);
 	ndev = json_array_size(json_object_get(ph, "devices"));
+	/* An exact probe saw the bios too: a column of their own. */
+	exact =
+	    json_object_get(
+	        json_object_get(
+	            json_array_get(json_object_get(ph, "devices"), 0), "write"),
+	        "bios") != NULL;
 	if (ndev > DEVSTATS_MAXDEV)
 		ndev = DEVSTATS_MAXDEV;
 	for (size_t n = 0; n < ndev; n++) {
@@ -204,6 +403,10 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			              json_object_get(d, "write"), "size_hist"),
 			    &h);
 			hist_merge(&dev[n], &h);
+			hist_from(json_object_get(json_object_get(d, "write"),
+			              "bio_size_hist"),
+			    &h);
+			hist_merge(&bios[n], &h);
 		}
 		fprintf(fp, "  %s\n", name);
 		for (k = 0; k < 2; k++) {
@@ -227,12 +430,22 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		hist_merge(&app, &h);
 	}
 	for (size_t n = 0; n < ndev; n++) {
-		struct hist cols[2] = {app, dev[n]};
+		struct hist cols[3] = {app, bios[n], dev[n]};
 
 		d = json_array_get(
 		    json_object_get(json_array_get(phases, 0), "devices"), n);
-		names[1] = result_gets(d, "device");
-		bucket_table(fp, hist_title(doc), cols, names, 2);
+		if (exact) {
+			names[2] = result_gets(d, "device");
+			bucket_table(fp,
+			    "write sizes per layer (write() calls, "
+			    "bios submitted, device requests)",
+			    cols, names, 3);
+			exact_block(fp, phases, n);
+		} else {
+			cols[1] = dev[n];
+			names[1] = result_gets(d, "device");
+			bucket_table(fp, hist_title(doc), cols, names, 2);
+		}
 	}
 	if (ndev == 0) {
 		names[1] = "app write()";
@@ -284,6 +497,19 @@ summary(json_t *doc, FILE *fp)
 		    fp, what, json_object_get(w, "mean_bytes"), 1024, "KB");
 		snprintf(what, sizeof(what), "%s flushes", key);
 		spread_line(fp, what, json_object_get(v, "flushes"), 0, "");
+		if (json_object_get(w, "bios") != NULL) {
+			snprintf(what, sizeof(what), "%s write bios", key);
+			spread_line(
+			    fp, what, json_object_get(w, "bios"), 0, "");
+			snprintf(what, sizeof(what), "%s sequential", key);
+			spread_line(
+			    fp, what, json_object_get(w, "seq_ops"), 0, "");
+		}
+		if (result_geti(json_object_get(v, "lost_events"), "max") > 0) {
+			snprintf(what, sizeof(what), "%s LOST EVENTS", key);
+			spread_line(
+			    fp, what, json_object_get(v, "lost_events"), 0, "");
+		}
 	}
 }
 
