@@ -1,8 +1,8 @@
 #!/bin/sh
 # tar.sh - the main job, with the interval probe, against what it replaces:
-# `bsdtar -xf` followed by
-# `sync -f`, on the same archive and the same freshly made loop ext4,
-# interleaved pairs (which one goes first alternates), warm archive.
+# `bsdtar -xf` followed by `sync -f`, on the same archive and the same
+# freshly made loop ext4, interleaved pairs (which one goes first
+# alternates), warm archive.
 # Prints per pair the wall times, then the median ratio and the peak RSS
 # of each (GNU time's %M: the largest of the process and its children).
 #
