@@ -18,9 +18,12 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* The picture of one result: a comparison with nothing to compare. */
+/*
+ * The picture of one result (a stored one, or one computed again from a
+ * trace): a comparison with nothing to compare.
+ */
 static int
-report_svg(const char *path, const char *svg)
+report_svg(json_t *doc, const char *path, const char *svg)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_result *r;
@@ -28,7 +31,8 @@ report_svg(const char *path, const char *svg)
 	struct cmp *c;
 	int rc = 0;
 
-	if ((r = cmp_result_load(path, errbuf, sizeof(errbuf))) == NULL ||
+	if ((r = cmp_result_from_json(doc, path, errbuf, sizeof(errbuf))) ==
+	        NULL ||
 	    (c = cmp_new(&r, 1, &copts, errbuf, sizeof(errbuf))) == NULL) {
 		warnx("%s", errbuf);
 		return -1;
@@ -61,12 +65,28 @@ cmd_report(int argc, char **argv)
 		usage_synopsis();
 		return EXIT_USAGE;
 	}
-	if ((doc = result_load(argv[optind], errbuf, sizeof(errbuf))) == NULL) {
+	if (tracefile_is(argv[optind])) {
+		/* A trace (--trace-out): its statistics computed again. */
+		struct tracefile tf;
+
+		if (tracefile_read(argv[optind], &tf, errbuf, sizeof(errbuf)) ==
+		    -1) {
+			warnx("%s", errbuf);
+			return EXIT_FAILURE;
+		}
+		doc = result_retrace(&tf, errbuf, sizeof(errbuf));
+		tracefile_free(&tf);
+		if (doc == NULL) {
+			warnx("trace '%s': %s", argv[optind], errbuf);
+			return EXIT_FAILURE;
+		}
+	} else if ((doc = result_load(argv[optind], errbuf, sizeof(errbuf))) ==
+	    NULL) {
 		warnx("%s", errbuf);
 		return EXIT_FAILURE;
 	}
 	/* The picture first: a file that cannot be written leaves no report. */
-	if (svg != NULL && report_svg(argv[optind], svg) == -1) {
+	if (svg != NULL && report_svg(doc, argv[optind], svg) == -1) {
 		json_decref(doc);
 		return EXIT_FAILURE;
 	}

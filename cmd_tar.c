@@ -43,6 +43,7 @@ struct opts {
 	const char *label;
 	const char *output;
 	const char *probe;
+	const char *trace_out;
 	enum replay_fsync fsync;
 	int drop_caches;
 	int keep;
@@ -51,12 +52,13 @@ struct opts {
 	const char *dir;
 };
 
-enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_VERSION };
+enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_TRACE_OUT, OPT_VERSION };
 
 static const struct option longopts[] = {
     {"drop-caches", no_argument, NULL, OPT_DROP},
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"keep", no_argument, NULL, OPT_KEEP},
+    {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -140,6 +142,9 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_KEEP:
 			o->keep = 1;
 			break;
+		case OPT_TRACE_OUT:
+			o->trace_out = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -187,6 +192,7 @@ struct job {
 	struct probe *probe;
 	const struct replay_archive_info *info;
 	const char *archive; /* absolute */
+	int run;             /* the run going on, from 1 */
 	char rundir[PATH_MAX];
 	/*
 	 * The target and the run directory, held open: a run directory is
@@ -204,6 +210,11 @@ static int
 phase(struct job *j, const char *name, replay_fn fn, void *arg,
     struct phase_result *p, char *err, size_t errlen)
 {
+	char label[64];
+
+	/* The trace (--trace-out) names each phase the mark ends. */
+	snprintf(label, sizeof(label), "run %d %s", j->run, name);
+	probe_label(j->probe, label);
 	return cmd_phase(
 	    j->probe, j->o->interval_ns, name, fn, arg, p, err, errlen);
 }
@@ -317,6 +328,8 @@ one_run(struct job *j, int idx, struct run_result *run)
 		    j->rundir, strerror(errno));
 		goto cleanup;
 	}
+	j->run = idx;
+	probe_label(j->probe, "between");
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
 	for (size_t i = 0; i < j->t->ndev; i++)
@@ -455,6 +468,14 @@ cmd_tar(int argc, char **argv)
 		free(runs);
 		return EXIT_FAILURE;
 	}
+	if (o.trace_out != NULL &&
+	    probe_keep_records(j.probe, err, sizeof(err)) == -1) {
+		warnx("--trace-out: %s", err);
+		probe_close(j.probe);
+		close(j.dirfd);
+		free(runs);
+		return EXIT_FAILURE;
+	}
 	if (t.ndev == 0 && !o.quiet)
 		warnx("%s: reporting times only", t.nodev_reason);
 
@@ -503,6 +524,22 @@ cmd_tar(int argc, char **argv)
 	r.runs = runs;
 	r.between = j.between;
 	doc = result_json(&r);
+	/* The trace, like the result, is written after every measurement. */
+	if (doc != NULL && o.trace_out != NULL) {
+		char *text =
+		    json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (text == NULL ||
+		    probe_trace_write(
+		        j.probe, o.trace_out, text, err, sizeof(err)) == -1) {
+			warnx("%s",
+			    text == NULL ? "cannot write the trace: "
+			                   "out of memory"
+			                 : err);
+			status = EXIT_FAILURE;
+		}
+		free(text);
+	}
 	probe_close(j.probe);
 	close(j.dirfd);
 	free(runs);

@@ -25,7 +25,7 @@ static const struct {
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
-    "                 [--keep] archive dir\n"
+    "                 [--keep] [--trace-out file] archive dir\n"
     "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
     "                 [--fail-if metric:change] [--svg file] result ...\n"
     "       ubcreplay report [--svg file] file\n"

@@ -100,6 +100,21 @@ struct spread {
 };
 struct spread stats_spread(const int64_t *v, size_t n);
 
+/*
+ * Reading a result document: the integer or string at key of an object, 0
+ * or "" when it is missing or of another type, so a renderer needs no check
+ * at every step (result_load has checked the shape that matters).
+ */
+int64_t result_geti(const json_t *o, const char *key);
+const char *result_gets(const json_t *o, const char *key);
+
+/*
+ * The result of a run computed again from its trace file (--trace-out): the
+ * device statistics from the trace's records, the rest from the result the
+ * run stored in it. NULL with the reason in err.
+ */
+json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
+
 /* The text report of a result document. quiet: the summary only. */
 void report_text(json_t *doc, FILE *fp, int quiet);
 

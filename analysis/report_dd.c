@@ -11,23 +11,9 @@
 #include "analysis.h"
 
 static int64_t
-geti(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-static const char *
-gets_(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
-static int64_t
 median(const json_t *o, const char *key)
 {
-	return geti(json_object_get(o, key), "median");
+	return result_geti(json_object_get(o, key), "median");
 }
 
 static void
@@ -64,10 +50,10 @@ dd_runs(json_t *doc, FILE *fp)
 	json_array_foreach (json_object_get(doc, "runs"), i, run) {
 		const json_t *dd = json_object_get(run, "dd");
 		const json_t *l = json_object_get(run, "lossage");
-		const char *closing = gets_(dd, "closing");
+		const char *closing = result_gets(dd, "closing");
 		const char *nl;
 
-		fprintf(fp, "  run %" PRId64 "\n", geti(run, "run"));
+		fprintf(fp, "  run %" PRId64 "\n", result_geti(run, "run"));
 		/* dd's own lines, as dd printed them. */
 		while (*closing != '\0') {
 			nl = strchr(closing, '\n');
@@ -76,20 +62,22 @@ dd_runs(json_t *doc, FILE *fp)
 			    closing);
 			closing = nl ? nl + 1 : closing + strlen(closing);
 		}
-		signed_s(c, sizeof(c), geti(l, "realtime_drift_ns"));
-		if (strcmp(gets_(l, "status"), "ok") == 0) {
+		signed_s(c, sizeof(c), result_geti(l, "realtime_drift_ns"));
+		if (strcmp(result_gets(l, "status"), "ok") == 0) {
 			signed_s(a, sizeof(a),
-			    geti(json_object_get(l, "before"), "offset_ns"));
+			    result_geti(
+			        json_object_get(l, "before"), "offset_ns"));
 			signed_s(b, sizeof(b),
-			    geti(json_object_get(l, "after"), "offset_ns"));
+			    result_geti(
+			        json_object_get(l, "after"), "offset_ns"));
 			fprintf(fp,
 			    "    lossage %+.6f s against %s (offset "
 			    "%s before, %s after)\n",
-			    (double)geti(l, "lossage_ns") / 1e9,
-			    gets_(l, "server"), a, b);
-		} else if (strcmp(gets_(l, "status"), "failed") == 0)
-			fprintf(
-			    fp, "    lossage unknown: %s\n", gets_(l, "error"));
+			    (double)result_geti(l, "lossage_ns") / 1e9,
+			    result_gets(l, "server"), a, b);
+		} else if (strcmp(result_gets(l, "status"), "failed") == 0)
+			fprintf(fp, "    lossage unknown: %s\n",
+			    result_gets(l, "error"));
 		fprintf(fp,
 		    "    CLOCK_REALTIME - CLOCK_MONOTONIC over the run: "
 		    "%s\n",
@@ -115,22 +103,22 @@ head(json_t *doc, FILE *fp)
 	const json_t *t;
 	size_t i;
 
-	fprintf(
-	    fp, "ubcreplay %s: %s\n", gets_(doc, "kind"), gets_(doc, "label"));
+	fprintf(fp, "ubcreplay %s: %s\n", result_gets(doc, "kind"),
+	    result_gets(doc, "label"));
 	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
 
-		fprintf(fp, "target   %s: %s", gets_(t, "path"),
-		    gets_(t, "fstype"));
+		fprintf(fp, "target   %s: %s", result_gets(t, "path"),
+		    result_gets(t, "fstype"));
 		json_array_foreach (json_object_get(t, "devices"), k, d)
-			fprintf(
-			    fp, "%s%s", k == 0 ? " [" : ", ", gets_(d, "name"));
+			fprintf(fp, "%s%s", k == 0 ? " [" : ", ",
+			    result_gets(d, "name"));
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 	}
-	fprintf(fp, "probe    %s, %s: %s\n", gets_(p, "name"),
-	    gets_(p, "resolution"), gets_(p, "why"));
+	fprintf(fp, "probe    %s, %s: %s\n", result_gets(p, "name"),
+	    result_gets(p, "resolution"), result_gets(p, "why"));
 }
 
 static void
@@ -138,7 +126,7 @@ sweep(json_t *doc, FILE *fp)
 {
 	const json_t *w = json_object_get(doc, "workload"), *sz, *d;
 	const json_t *first = json_array_get(json_object_get(doc, "sizes"), 0);
-	const char *name, *how, *cold = gets_(w, "cold");
+	const char *name, *how, *cold = result_gets(w, "cold");
 	size_t i;
 
 	/* Say how the cache was kept out, or that it was not. */
@@ -156,8 +144,9 @@ sweep(json_t *doc, FILE *fp)
 	fprintf(fp,
 	    "sweep    %s -> %s, %" PRId64 " bytes per run, %s, "
 	    "%" PRId64 " run%s per size\n\n",
-	    gets_(w, "if"), gets_(w, "of"), geti(w, "size_bytes"), how,
-	    geti(w, "runs"), geti(w, "runs") == 1 ? "" : "s");
+	    result_gets(w, "if"), result_gets(w, "of"),
+	    result_geti(w, "size_bytes"), how, result_geti(w, "runs"),
+	    result_geti(w, "runs") == 1 ? "" : "s");
 	fprintf(fp, "%8s %14s %14s %14s", "BS", "BYTES/S", "MIN", "MAX");
 	json_object_foreach ((json_t *)json_object_get(
 	                         json_object_get(first, "summary"), "devices"),
@@ -176,8 +165,8 @@ sweep(json_t *doc, FILE *fp)
 
 		fprintf(fp,
 		    "%8" PRId64 " %14" PRId64 " %14" PRId64 " %14" PRId64,
-		    geti(sz, "bs_bytes"), geti(r, "median"), geti(r, "min"),
-		    geti(r, "max"));
+		    result_geti(sz, "bs_bytes"), result_geti(r, "median"),
+		    result_geti(r, "min"), result_geti(r, "max"));
 		json_object_foreach (
 		    (json_t *)json_object_get(s, "devices"), name, d) {
 			const json_t *rd = json_object_get(d, "read");
@@ -189,7 +178,7 @@ sweep(json_t *doc, FILE *fp)
 			    median(wr, "ops"),
 			    (double)median(wr, "mean_bytes") / 1024);
 		}
-		if (geti(s, "runs_ok") == 0)
+		if (result_geti(s, "runs_ok") == 0)
 			fprintf(fp, "  (no run ok)");
 		fprintf(fp, "\n");
 	}
@@ -197,7 +186,7 @@ sweep(json_t *doc, FILE *fp)
 	    "\nBYTES/S: bytes copied over the copy phase's time (dd's "
 	    "own); device columns: requests per run (median) and their mean "
 	    "size, %s\n",
-	    strcmp(gets_(json_object_get(doc, "probe"), "resolution"),
+	    strcmp(result_gets(json_object_get(doc, "probe"), "resolution"),
 	        "exact") == 0
 	        ? "per request"
 	        : "from interval "
@@ -211,29 +200,34 @@ matrix(json_t *doc, FILE *fp)
 	char t[32], r[32], l[32], d[32];
 	size_t i;
 
-	fprintf(fp, "ubcreplay matrix: %s\n", gets_(doc, "label"));
+	fprintf(fp, "ubcreplay matrix: %s\n", result_gets(doc, "label"));
 	fprintf(fp,
 	    "matrix   bs=%" PRId64 ", %" PRId64 " bytes per run, "
 	    "%" PRId64 " run%s per pair%s%s\n\n",
-	    geti(w, "bs_bytes"), geti(w, "size_bytes"), geti(w, "runs"),
-	    geti(w, "runs") == 1 ? "" : "s",
+	    result_geti(w, "bs_bytes"), result_geti(w, "size_bytes"),
+	    result_geti(w, "runs"), result_geti(w, "runs") == 1 ? "" : "s",
 	    json_is_string(json_object_get(w, "ntp"))
 	        ? ", lossage against "
 	        : ", no NTP server: lossage not measured",
-	    json_is_string(json_object_get(w, "ntp")) ? gets_(w, "ntp") : "");
+	    json_is_string(json_object_get(w, "ntp")) ? result_gets(w, "ntp")
+	                                              : "");
 	fprintf(fp, "%-22s %-22s %11s %11s %13s %13s\n", "DD FROM", "TO",
 	    "XFER TIME", "RATE", "LOSSAGE", "RT-MONO");
 	json_array_foreach (json_object_get(doc, "pairs"), i, pr) {
 		const json_t *s =
 		    json_object_get(json_object_get(pr, "summary"), "dd");
 
-		fprintf(fp, "%-22s %-22s", gets_(pr, "from"), gets_(pr, "to"));
+		fprintf(fp, "%-22s %-22s", result_gets(pr, "from"),
+		    result_gets(pr, "to"));
 		if (json_is_string(json_object_get(pr, "skipped"))) {
-			fprintf(fp, " (skipped: %s)\n", gets_(pr, "skipped"));
+			fprintf(
+			    fp, " (skipped: %s)\n", result_gets(pr, "skipped"));
 			continue;
 		}
-		if (geti(json_object_get(pr, "summary"), "runs_ok") == 0) {
-			fprintf(fp, " (failed: %s)\n", gets_(pr, "error"));
+		if (result_geti(json_object_get(pr, "summary"), "runs_ok") ==
+		    0) {
+			fprintf(
+			    fp, " (failed: %s)\n", result_gets(pr, "error"));
 			continue;
 		}
 		snprintf(
@@ -257,7 +251,7 @@ matrix(json_t *doc, FILE *fp)
 int
 report_dd_text(json_t *doc, FILE *fp, int part)
 {
-	const char *kind = gets_(doc, "kind");
+	const char *kind = result_gets(doc, "kind");
 
 	if (part == REPORT_DD_TABLES && strcmp(kind, "sweep") == 0)
 		sweep(doc, fp);

@@ -37,24 +37,109 @@ mean(uint64_t bytes, uint64_t ops)
 	return ops == 0 ? 0 : (json_int_t)(bytes / ops);
 }
 
+/* A histogram of something other than bytes: its bounds named by unit. */
 static json_t *
-xfer_json(const struct xfer *x, const char *kind)
+hist_unit_json(const struct hist *h, const char *minkey)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ops", (json_int_t)x->ops,
-	    "bytes", (json_int_t)x->bytes, "mean_bytes", mean(x->bytes, x->ops),
-	    "merges", (json_int_t)x->merges, "time_ns", (json_int_t)x->time_ns,
-	    "size_hist", result_hist_json(&x->size, kind));
+	json_t *buckets = json_array();
+
+	for (unsigned b = 0; b < HIST_NBUCKETS; b++)
+		if (h->count[b] != 0)
+			json_array_append_new(buckets,
+			    json_pack("{s:I,s:I}", minkey,
+			        (json_int_t)hist_bucket_min(b), "count",
+			        (json_int_t)h->count[b]));
+	return json_pack("{s:s,s:o}", "kind", "exact", "buckets", buckets);
+}
+
+/* The size x latency table as a list of its non-empty cells. */
+static json_t *
+lat_by_size_json(const struct xfer *x)
+{
+	json_t *cells = json_array();
+
+	for (unsigned r = 0; r < DEVSTATS_LAT_ROWS; r++)
+		for (unsigned c = 0; c < DEVSTATS_LAT_COLS; c++)
+			if (x->lat_by_size[r][c] != 0)
+				json_array_append_new(cells,
+				    json_pack("{s:I,s:I,s:I}", "min_bytes",
+				        (json_int_t)hist_bucket_min(r),
+				        "min_ns",
+				        (json_int_t)(c == 0
+				                ? 0
+				                : hist_bucket_min(
+				                      c + DEVSTATS_LAT_COL0)),
+				        "count",
+				        (json_int_t)x->lat_by_size[r][c]));
+	return cells;
+}
+
+static json_t *
+xfer_json(const struct xfer *x, const char *kind, int exact)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ops",
+	    (json_int_t)x->ops, "bytes", (json_int_t)x->bytes, "mean_bytes",
+	    mean(x->bytes, x->ops), "merges", (json_int_t)x->merges, "time_ns",
+	    (json_int_t)x->time_ns, "size_hist",
+	    result_hist_json(&x->size, kind));
+
+	if (o != NULL && exact) {
+		/* The exact probe's layers and timings (docs/json.md). */
+		json_object_set_new(
+		    o, "bios", json_integer((json_int_t)x->bios));
+		json_object_set_new(
+		    o, "bio_bytes", json_integer((json_int_t)x->bio_bytes));
+		json_object_set_new(o, "bio_size_hist",
+		    result_hist_json(&x->bio_size, "exact"));
+		json_object_set_new(o, "bio_preflush",
+		    json_integer((json_int_t)x->bio_preflush));
+		json_object_set_new(
+		    o, "bio_fua", json_integer((json_int_t)x->bio_fua));
+		json_object_set_new(o, "fua", json_integer((json_int_t)x->fua));
+		json_object_set_new(
+		    o, "seq_ops", json_integer((json_int_t)x->seq_ops));
+		json_object_set_new(o, "seq_run_hist",
+		    hist_unit_json(&x->seq_runs, "min_requests"));
+		json_object_set_new(
+		    o, "lat_hist", hist_unit_json(&x->lat, "min_ns"));
+		json_object_set_new(o, "lat_by_size", lat_by_size_json(x));
+	}
+	return o;
 }
 
 static json_t *
 device_json(const char *name, const struct devstats *d, const char *kind)
 {
-	return json_pack("{s:s,s:o,s:o,s:I,s:I,s:I,s:I}", "device", name,
-	    "read", xfer_json(&d->xfer[DIR_READ], kind), "write",
-	    xfer_json(&d->xfer[DIR_WRITE], kind), "flushes",
+	json_t *o = json_pack("{s:s,s:o,s:o,s:I,s:I,s:I,s:I}", "device", name,
+	    "read", xfer_json(&d->xfer[DIR_READ], kind, d->exact), "write",
+	    xfer_json(&d->xfer[DIR_WRITE], kind, d->exact), "flushes",
 	    (json_int_t)d->flushes, "discards", (json_int_t)d->discards,
 	    "discard_bytes", (json_int_t)d->discard_bytes, "busy_ns",
 	    (json_int_t)d->busy_ns);
+
+	if (o == NULL || !d->exact)
+		return o;
+	json_object_set_new(
+	    o, "empty_preflush", json_integer((json_int_t)d->empty_preflush));
+	json_object_set_new(
+	    o, "lost_events", json_integer((json_int_t)d->lost_events));
+	json_object_set_new(
+	    o, "flush_first_ns", json_integer((json_int_t)d->flush_first_ns));
+	json_object_set_new(
+	    o, "flush_last_ns", json_integer((json_int_t)d->flush_last_ns));
+	json_object_set_new(
+	    o, "flush_gap_hist", hist_unit_json(&d->flush_gap, "min_ns"));
+	if (d->has_kern)
+		json_object_set_new(o, "diskstats",
+		    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "read_ops",
+		        (json_int_t)d->kern_ops[DIR_READ], "read_bytes",
+		        (json_int_t)d->kern_bytes[DIR_READ], "read_merges",
+		        (json_int_t)d->kern_merges[DIR_READ], "write_ops",
+		        (json_int_t)d->kern_ops[DIR_WRITE], "write_bytes",
+		        (json_int_t)d->kern_bytes[DIR_WRITE], "write_merges",
+		        (json_int_t)d->kern_merges[DIR_WRITE], "flushes",
+		        (json_int_t)d->kern_flushes));
+	return o;
 }
 
 /* The names of the devices, in order, over every target. */
@@ -248,6 +333,26 @@ summary_device(const struct result *r, const struct run_result **ok, size_t n,
 	for (size_t i = 0; i < n; i++)
 		v[i] = (int64_t)run_device(ok[i], d).flushes;
 	json_object_set_new(dobj, "flushes", spread_json(v, n));
+	if (n > 0 && run_device(ok[0], d).exact) {
+		/* The exact probe's: bios before merging, and what was lost. */
+		json_t *w = json_object_get(dobj, "write");
+
+		for (size_t i = 0; i < n; i++)
+			v[i] =
+			    (int64_t)run_device(ok[i], d).xfer[DIR_WRITE].bios;
+		json_object_set_new(w, "bios", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d)
+			           .xfer[DIR_WRITE]
+			           .seq_ops;
+		json_object_set_new(w, "seq_ops", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).empty_preflush;
+		json_object_set_new(dobj, "empty_preflush", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).lost_events;
+		json_object_set_new(dobj, "lost_events", spread_json(v, n));
+	}
 	json_object_set_new(dobj, "size_hist", hists);
 	return dobj;
 }
@@ -414,4 +519,18 @@ result_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	return doc;
+}
+
+int64_t
+result_geti(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+const char *
+result_gets(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
 }

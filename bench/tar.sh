@@ -1,7 +1,8 @@
 #!/bin/sh
-# tar.sh - the main job against what it replaces: `bsdtar -xf` followed by
-# `sync -f`, on the same archive and the same freshly made loop ext4,
-# interleaved pairs (which one goes first alternates), warm archive.
+# tar.sh - the main job, with the interval probe, against what it replaces:
+# `bsdtar -xf` followed by `sync -f`, on the same archive and the same
+# freshly made loop ext4, interleaved pairs (which one goes first
+# alternates), warm archive.
 # Prints per pair the wall times, then the median ratio and the peak RSS
 # of each (GNU time's %M: the largest of the process and its children).
 #
@@ -60,7 +61,7 @@ bench_one()
 		for who in $( [ $((i % 2)) -eq 1 ] && echo "ubc tar" || echo "tar ubc"); do
 			clean
 			if [ "$who" = ubc ]; then
-				timed ubc "$ubc" -q --keep "$archive" "$work/mnt"
+				timed ubc "$ubc" -q -p interval --keep "$archive" "$work/mnt"
 			else
 				mkdir "$work/mnt/ref"
 				timed tar sh -c "bsdtar -xf '$archive' -C '$work/mnt/ref' && sync -f '$work/mnt'"

@@ -19,7 +19,7 @@ check_totals()
 	dev=$(mkloopfs "$mnt" 256 ext4 "$opts")
 	before=$(devstat "$dev")
 	atf_check -s exit:0 -o save:out -e ignore \
-	    "$ubc" -n 3 -o "$PWD/$mnt.json" "$small" "$mnt"
+	    "$ubc" -p interval -n 3 -o "$PWD/$mnt.json" "$small" "$mnt"
 	after=$(devstat "$dev")
 	set -- $before
 	w0=$5 s0=$7 f0=${16}

@@ -150,6 +150,32 @@ ATF_TC_BODY(live_root, tc)
 	ATF_CHECK(t.fstype[0] != '\0');
 }
 
+/*
+ * btrfs: the directory's device number is its subvolume's, which mountinfo
+ * does not list (recorded here: stat said 0:40, mountinfo 0:39).
+ */
+ATF_TC_WITHOUT_HEAD(btrfs_subvolume);
+ATF_TC_BODY(btrfs_subvolume, tc)
+{
+	static const char text[] =
+	    "22 1 259:1 / / rw,relatime - ext4 /dev/vda1 rw\n"
+	    "46 22 0:39 / /mnt/b rw,relatime - btrfs /dev/loop1 "
+	    "rw,space_cache=v2,subvolid=5,subvol=/\n";
+	struct target t;
+	char err[256];
+
+	memset(&t, 0, sizeof(t));
+	ATF_REQUIRE_EQ_MSG(
+	    mountinfo_find(text, 0, 40, "/mnt/b/run", &t, err, sizeof(err)), 0,
+	    "%s", err);
+	ATF_CHECK_STREQ(t.mountpoint, "/mnt/b");
+	ATF_CHECK_STREQ(t.fstype, "btrfs");
+	ATF_CHECK_STREQ(t.source, "/dev/loop1");
+	/* Not btrfs: a number that matches nothing is still an error. */
+	ATF_CHECK_EQ(
+	    mountinfo_find(text, 0, 41, "/srv/x", &t, err, sizeof(err)), -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, loop);
@@ -160,5 +186,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, no_block_device);
 	ATF_TP_ADD_TC(tp, errors);
 	ATF_TP_ADD_TC(tp, live_root);
+	ATF_TP_ADD_TC(tp, btrfs_subvolume);
 	return atf_no_error();
 }

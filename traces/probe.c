@@ -109,12 +109,18 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 			continue;
 		if ((p = try_open(ops, t, interval_ns, oerr, sizeof(oerr))) !=
 		    NULL) {
+			char note[sizeof(p->why)];
+
+			/* What the probe said while opening comes last. */
+			snprintf(note, sizeof(note), "%s", p->why);
 			if (any)
-				snprintf(p->why, sizeof(p->why), "%s%s%s", why,
-				    *why ? "; " : "", "chosen by -p auto");
+				snprintf(p->why, sizeof(p->why), "%s%s%s%s%s",
+				    why, *why ? "; " : "", "chosen by -p auto",
+				    *note ? "; " : "", note);
 			else
 				snprintf(p->why, sizeof(p->why),
-				    "asked for with -p %s", want);
+				    "asked for with -p %s%s%s", want,
+				    *note ? "; " : "", note);
 			return p;
 		}
 		if (!any) {
@@ -149,4 +155,35 @@ probe_close(struct probe *p)
 		return;
 	p->ops->close(p);
 	free(p);
+}
+
+int
+probe_keep_records(struct probe *p, char *err, size_t errlen)
+{
+	if (p->ops->keep == NULL) {
+		snprintf(err, errlen,
+		    "the %s probe sees no events to keep "
+		    "(the exact probe does: -p exact)",
+		    p->ops->name);
+		return -1;
+	}
+	return p->ops->keep(p, err, errlen);
+}
+
+void
+probe_label(struct probe *p, const char *label)
+{
+	snprintf(p->label, sizeof(p->label), "%s", label);
+}
+
+int
+probe_trace_write(struct probe *p, const char *path, const char *result,
+    char *err, size_t errlen)
+{
+	if (p->ops->trace_write == NULL) {
+		snprintf(
+		    err, errlen, "the %s probe kept no events", p->ops->name);
+		return -1;
+	}
+	return p->ops->trace_write(p, path, result, err, errlen);
 }
