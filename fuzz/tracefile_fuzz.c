@@ -1,0 +1,51 @@
+/*
+ * tracefile_fuzz.c - libFuzzer target for trace files (--trace-out, read
+ * back by `ubcreplay report`): tracefile_read on the input as a file and,
+ * when it is taken for a trace, result_retrace, which computes the result
+ * again from its records, and the text report of that. Seed: a real trace,
+ * fixtures/tracefile_fuzz/seed.trace.
+ *
+ *	make fuzz FUZZ_SECONDS=60
+ */
+#include <sys/mman.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "traces/traces.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fd = -1;
+static char path[64];
+static FILE *sink;
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tracefile tf;
+	char err[512];
+	json_t *doc;
+
+	if (fd == -1) {
+		if ((fd = memfd_create("tracefile_fuzz", 0)) == -1 ||
+		    (sink = fopen("/dev/null", "w")) == NULL)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) == -1 ||
+	    pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	(void)tracefile_is(path);
+	if (tracefile_read(path, &tf, err, sizeof(err)) == -1)
+		return 0;
+	if ((doc = result_retrace(&tf, err, sizeof(err))) != NULL) {
+		report_text(doc, sink, 0);
+		json_decref(doc);
+	}
+	tracefile_free(&tf);
+	return 0;
+}
