@@ -589,11 +589,15 @@ cmd_dd(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.closing = !o.quiet;
+	/*
+	 * Caught before the probe opens: a signal that killed us outright
+	 * would leave the exact probe's tracefs instance behind.
+	 */
+	replay_catch_signals();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
-	replay_catch_signals();
 	for (int i = 0; i < o.runs; i++)
 		if (ddrun_run(&r, err, sizeof(err)) == -1) {
 			ddrun_die_if_stopped(&r);

@@ -189,11 +189,12 @@ cmd_sweep(int argc, char **argv)
 		}
 	}
 	dd.bs_bytes = bs[0];
+	/* Before the probe opens, as in cmd_dd.c. */
+	replay_catch_signals();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
-	replay_catch_signals();
 	for (size_t i = 0; i < nbs && status == EXIT_SUCCESS; i++, ran++) {
 		r.dd.bs_bytes = bs[i];
 		r.dd.count = size_bytes / bs[i] > 0 ? size_bytes / bs[i] : 1;
