@@ -16,27 +16,33 @@
 
 at_run=$top/tests/at_run.py
 
-# Tracing instances, so that one left by the run shows.
-instances()
+# run CMD...: runs CMD (ubcreplay, or what execs it) and notes its pid,
+# which names its tracing instance (instances/ubcreplay.PID).
+run()
 {
-	ls /sys/kernel/tracing/instances 2>/dev/null | grep -i ubc | sort
+	"$@" &
+	echo $! >>pids
+	wait $!
 }
 
 prepare()
 {
 	require_root "makes loop filesystems"
 	require_prog /usr/bin/python3
-	instances >inst.before
+	: >pids
 }
 
 # leftovers MNT: what is in MNT but lost+found and the filler, children of
-# ubcreplay still running, tracing instances made since prepare.
+# ubcreplay still running, tracing instances of the runs.
 leftovers()
 {
 	ls -A "$1" | grep -v -e '^lost+found$' -e '^filler$' -e '^t$' -e '^r\.json'
 	[ -d "$1/t" ] && ls -A "$1/t"
 	pgrep -f "^$ubc " | sed 's/^/process /'
-	instances | comm -13 inst.before - | sed 's/^/tracing instance /'
+	while read -r pid; do
+		[ -e "/sys/kernel/tracing/instances/ubcreplay.$pid" ] &&
+		    echo "tracing instance ubcreplay.$pid"
+	done <pids
 }
 
 # check CASE MNT WHY: exit 1 (in ./rc), WHY in the message and in the
@@ -48,6 +54,7 @@ check()
 	[ "$(cat rc)" -eq 1 ] || atf_fail "exit $(cat rc), not 1"
 	grep -q -- "$why" err || atf_fail "the message does not say '$why'"
 	[ -f r.json ] || atf_fail "no result file: the completed run is lost"
+	echo "probe: $(json r.json "d['probe']['name']")"
 	got=$(json r.json "' '.join([d['status']] + [r['status'] for r in d['runs']])")
 	[ "$got" = "failed ok failed" ] || atf_fail "result status and runs: '$got', not 'failed ok failed'"
 	json r.json "d['runs'][1]['error']" | grep -q -- "$why" ||
@@ -68,7 +75,7 @@ run_with_fault()
 	/usr/bin/python3 "$at_run" "$mnt/t" "$nth" 20 "$cmd" &
 	watcher=$!
 	# An fsync per file makes the extraction last long enough to be hit.
-	"$ubc" -q -n 3 --fsync file -o r.json "$@" "$small" "$mnt/t" >out 2>err
+	run "$ubc" -q -n 3 --fsync file -o r.json "$@" "$small" "$mnt/t" >out 2>err
 	echo $? >rc
 	wait $watcher
 	wrc=$?
@@ -85,7 +92,7 @@ enospc_first_body()
 	prepare
 	mkloopfs m 8 ext4 >/dev/null
 	mkdir m/t
-	"$ubc" -q -n 3 -o r.json "$small" m/t >out 2>err
+	run "$ubc" -q -n 3 -o r.json "$small" m/t >out 2>err
 	rc=$?
 	cat err
 	[ $rc -eq 1 ] || atf_fail "exit $rc, not 1"
@@ -129,7 +136,7 @@ enospc_keep_body()
 	prepare
 	mkloopfs m 16 ext4 >/dev/null
 	mkdir m/t
-	"$ubc" -q -n 3 --keep -o r.json "$small" m/t >out 2>err
+	run "$ubc" -q -n 3 --keep -o r.json "$small" m/t >out 2>err
 	echo $? >rc
 	cat err
 	[ "$(cat rc)" -eq 1 ] || atf_fail "exit $(cat rc), not 1"
@@ -231,7 +238,7 @@ eacces_body()
 	mkdir o && chown 65534:65534 o
 	/usr/bin/python3 "$at_run" m/t 2 20 'chmod -R u-w "$RUN"' &
 	watcher=$!
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
 	    "$ubc" -q -n 3 --fsync file -o o/r.json small.tar.gz m/t >out 2>err
 	echo $? >rc
 	wait $watcher || atf_fail "the fault was not injected: $(cat err)"
