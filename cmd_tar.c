@@ -201,7 +201,7 @@ struct job {
 	 * was made.
 	 */
 	int dirfd, runfd;
-	dev_t dev; /* of the target directory, when it was resolved */
+	dev_t dev;           /* of the target directory, when it was resolved */
 	const char *runname; /* in rundir */
 	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
@@ -286,8 +286,9 @@ drop_rundir(struct job *j, int idx)
 {
 	char rerr[768];
 
-	if (!j->o->keep && replay_remove_tree_at(j->dirfd, j->runname,
-	                       j->rundir, rerr, sizeof(rerr)) == -1)
+	if (!j->o->keep &&
+	    replay_remove_tree_at(
+	        j->dirfd, j->runname, j->rundir, rerr, sizeof(rerr)) == -1)
 		warnx("run %d: run directory '%s' left behind: %s", idx,
 		    j->rundir, rerr);
 	if (j->runfd != -1)
@@ -371,8 +372,8 @@ one_run(struct job *j, int idx, struct run_result *run)
 		if (phase(j, "remove", remove_fn, j, p, err, sizeof(err)) == -1)
 			goto cleanup;
 		if (p->failed)
-			warnx("run %d: run directory '%s' left behind: %s",
-			    idx, j->rundir, p->error);
+			warnx("run %d: run directory '%s' left behind: %s", idx,
+			    j->rundir, p->error);
 		if (what == NULL && p->failed)
 			what = p->error;
 	}

@@ -34,7 +34,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (d.xfer[DIR_READ].bytes % 512 != 0 ||
 			    d.xfer[DIR_WRITE].bytes % 512 != 0)
 				abort();
-		} else if (err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL)
+		} else if (err[0] == '\0' ||
+		    memchr(err, '\0', sizeof(err)) == NULL)
 			abort(); /* a failure must say why */
 	}
 	free(text);

@@ -15,8 +15,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const dirs[] = {"/", "/mnt", "/mnt/a b", "/home/x/y",
-    "/srv/nfs/export/deep/dir"};
+static const char *const dirs[] = {
+    "/", "/mnt", "/mnt/a b", "/home/x/y", "/srv/nfs/export/deep/dir"};
 
 static void
 terminated(const char *s, size_t len)

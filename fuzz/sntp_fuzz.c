@@ -22,7 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t off, delay;
 
 	if (sntp_decode(data, size, &p, err, sizeof(err)) == 0) {
-		/* The reply to the request it claims to answer, and to another. */
+		/* The reply to the request it claims to answer, and to another.
+		 */
 		(void)sntp_check_reply(&p, p.originate_ts, err, sizeof(err));
 		(void)sntp_check_reply(&p, 1, err, sizeof(err));
 		sntp_offset(sntp_ts_to_unix_ns(p.originate_ts), p.receive_ts,
@@ -33,8 +34,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(spec, data, size);
 	spec[size] = '\0';
-	if (sntp_parse_server(spec, host, sizeof(host), port, sizeof(port),
-	        err, sizeof(err)) == 0) {
+	if (sntp_parse_server(spec, host, sizeof(host), port, sizeof(port), err,
+	        sizeof(err)) == 0) {
 		if (memchr(host, '\0', sizeof(host)) == NULL ||
 		    memchr(port, '\0', sizeof(port)) == NULL)
 			abort();

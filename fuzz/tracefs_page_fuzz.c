@@ -60,8 +60,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (int i = 0; i < TRACEFS_NBLOCK; i++) {
 		char name[128];
 
-		snprintf(name, sizeof(name), "%s.format",
-		    tracefs_block_events[i]);
+		snprintf(
+		    name, sizeof(name), "%s.format", tracefs_block_events[i]);
 		formats[i] = slurp(dir, name);
 	}
 	if (tracefs_header_page_parse(hp, &layout, err, sizeof(err)) == -1 ||
@@ -77,8 +77,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 static int
-decode(void *ctx, uint64_t ts, const unsigned char *rec, size_t len,
-    char *err, size_t errlen)
+decode(void *ctx, uint64_t ts, const unsigned char *rec, size_t len, char *err,
+    size_t errlen)
 {
 	struct blkev ev;
 

@@ -175,8 +175,8 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 	 * before we see the flag. That is the stop, not a failed workload.
 	 */
 	if (stop_signal != 0) {
-		snprintf(err, errlen, "interrupted by signal %d",
-		    (int)stop_signal);
+		snprintf(
+		    err, errlen, "interrupted by signal %d", (int)stop_signal);
 		return -1;
 	}
 	if (got != sizeof(out->report)) {

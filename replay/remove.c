@@ -52,11 +52,13 @@ empty_deep(int top, const char *path, char *err, size_t errlen)
 		int down = -1, fd;
 		DIR *d;
 
-		if ((fd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-		        -1 ||
+		if ((fd = openat(
+		         cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
 		    (d = fdopendir(fd)) == NULL) {
-			snprintf(err, errlen, "cannot read a directory under "
-			    "'%s': %s", path, strerror(errno));
+			snprintf(err, errlen,
+			    "cannot read a directory under "
+			    "'%s': %s",
+			    path, strerror(errno));
 			if (fd != -1)
 				close(fd);
 			rv = -1;
@@ -88,8 +90,9 @@ empty_deep(int top, const char *path, char *err, size_t errlen)
 			break;
 		}
 		if (de != NULL && down == -1) {
-			snprintf(err, errlen, "cannot remove '%s' under '%s': %s",
-			    de->d_name, path, strerror(errno));
+			snprintf(err, errlen,
+			    "cannot remove '%s' under '%s': %s", de->d_name,
+			    path, strerror(errno));
 			closedir(d);
 			rv = -1;
 			break;
@@ -102,17 +105,20 @@ empty_deep(int top, const char *path, char *err, size_t errlen)
 		}
 		/* cur is empty: done if it is the top, else climb. */
 		if (fstat(cur, &st) == -1) {
-			snprintf(err, errlen, "cannot stat a directory under "
-			    "'%s': %s", path, strerror(errno));
+			snprintf(err, errlen,
+			    "cannot stat a directory under "
+			    "'%s': %s",
+			    path, strerror(errno));
 			rv = -1;
 			break;
 		}
 		if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
 			break;
-		if ((fd = openat(cur, "..", O_RDONLY | O_DIRECTORY |
-		                                O_CLOEXEC)) == -1) {
-			snprintf(err, errlen, "cannot climb back under '%s': %s",
-			    path, strerror(errno));
+		if ((fd = openat(cur, "..",
+		         O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+			snprintf(err, errlen,
+			    "cannot climb back under '%s': %s", path,
+			    strerror(errno));
 			rv = -1;
 			break;
 		}
@@ -197,13 +203,14 @@ replay_remove_tree(const char *path, char *err, size_t errlen)
 }
 
 int
-replay_remove_tree_at(int atfd, const char *name, const char *path,
-    char *err, size_t errlen)
+replay_remove_tree_at(
+    int atfd, const char *name, const char *path, char *err, size_t errlen)
 {
 	int fd;
 
 	fchmodat(atfd, name, S_IRWXU, 0);
-	fd = openat(atfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd =
+	    openat(atfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
 		if (errno == ENOENT)
 			return 0;

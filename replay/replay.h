@@ -120,8 +120,8 @@ int replay_remove_tree(const char *path, char *err, size_t errlen);
  * made, after its filesystem was lazily unmounted or its path moved. A tree
  * already gone is not an error.
  */
-int replay_remove_tree_at(int atfd, const char *name, const char *path,
-    char *err, size_t errlen);
+int replay_remove_tree_at(
+    int atfd, const char *name, const char *path, char *err, size_t errlen);
 
 /* Platform: sync one filesystem; sync and drop the page cache. */
 int replay_syncfs(const char *path, char *err, size_t errlen);

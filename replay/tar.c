@@ -128,10 +128,12 @@ why(struct archive *a)
 {
 	static char buf[640];
 	const char *msg = archive_error_string(a);
-	const char *sys = archive_errno(a) > 0 ? strerror(archive_errno(a)) : NULL;
+	const char *sys =
+	    archive_errno(a) > 0 ? strerror(archive_errno(a)) : NULL;
 
 	if (msg == NULL)
-		return sys != NULL ? sys : "the data ends early or cannot be read";
+		return sys != NULL ? sys
+		                   : "the data ends early or cannot be read";
 	if (sys == NULL || strstr(msg, sys) != NULL)
 		return msg;
 	snprintf(buf, sizeof(buf), "%s: %s", msg, sys);

@@ -128,11 +128,12 @@ ATF_TC_BODY(ms_overflow, tc)
 	struct devstats d;
 	char err[256];
 
-	ATF_REQUIRE_EQ_MSG(diskstats_parse(line, &d, err, sizeof(err)), 0,
-	    "%s", err);
+	ATF_REQUIRE_EQ_MSG(
+	    diskstats_parse(line, &d, err, sizeof(err)), 0, "%s", err);
 	/* 999999999999999999 ms in ns, modulo 2^63. */
 	ATF_CHECK_EQ(d.busy_ns,
-	    (long long)((999999999999999999ULL * 1000000u) & 0x7fffffffffffffffULL));
+	    (long long)((999999999999999999ULL * 1000000u) &
+	        0x7fffffffffffffffULL));
 	ATF_CHECK(d.xfer[DIR_READ].time_ns >= 0 && d.busy_ns >= 0);
 	free(text);
 }
