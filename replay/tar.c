@@ -171,6 +171,30 @@ safe_entry(struct archive_entry *e)
 	return NULL;
 }
 
+/*
+ * Control characters in the message (names are the archive's, and so are
+ * some of libarchive's messages that quote them) become octal escapes, as
+ * bsdtar prints them: a name must not move the cursor, retitle or clear the
+ * terminal of whoever reads the error. Other bytes, UTF-8 included, stay.
+ */
+static void
+printable(struct replay_report *rep)
+{
+	char out[sizeof(rep->error)];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)rep->error;
+	     *p != '\0' && o + 5 < sizeof(out); p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			o += (size_t)snprintf(
+			    out + o, sizeof(out) - o, "\\%03o", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	out[o] = '\0';
+	memcpy(rep->error, out, o + 1);
+}
+
 /* "'name'", or "'name' (a hard link to 'target')": what the message names. */
 static void
 entry_name(struct archive_entry *e, char *buf, size_t len)
@@ -288,6 +312,7 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 	}
 	rep->failed = 0;
 out:
+	printable(rep);
 	progress(job, a, rep, &last, 1);
 	archive_write_free(w);
 	archive_read_free(a);

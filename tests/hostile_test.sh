@@ -78,6 +78,9 @@ try()
 		[ "$(json r.json "d['status']" 2>/dev/null)" = ok ] || escape "$file: result not ok"
 		;;
 	esac
+	# No control character but the line ends reaches the terminal.
+	LC_ALL=C tr -d '\n' <err | LC_ALL=C grep -q '[[:cntrl:]]' &&
+	    escape "$file: the message carries control characters"
 	[ -z "$(ls -A "$tgt")" ] || escape "$file: the run directory was left: $(ls -A "$tgt")"
 	check_outside "$file"
 	# Again with --keep: what it leaves must be safe to leave.
@@ -108,7 +111,7 @@ hostile()
 }
 
 for c in dotdot absolute symlink hardlink device fifo setid longname \
-    duplicate oversize; do
+    duplicate ctrlname oversize; do
 	eval "atf_test_case $c
 ${c}_head() { atf_set descr 'hostile archives: $c, in every format that has it'; }
 ${c}_body() { hostile $c; }"
@@ -143,7 +146,7 @@ bomb_cleanup()
 atf_init_test_cases()
 {
 	for c in dotdot absolute symlink hardlink device fifo setid longname \
-	    duplicate oversize bomb; do
+	    duplicate ctrlname oversize bomb; do
 		atf_add_test_case $c
 	done
 }

@@ -266,6 +266,14 @@ def classes(outside):
             ("dir_file", "refuse", "df",
              [Entry("d", "df"), Entry("f", "df/in"), Entry("f", "df")]),
         ],
+        "ctrlname": [
+            # Refused, and named in a message that must not carry the
+            # escape sequences to the terminal.
+            ("refused", "refuse", "evil",
+             [Entry("f", "../\x1b]2;owned\x07\x1b[2J\r\nevil")]),
+            ("contained", "contain", "",
+             [Entry("f", "ok\x1b[31mred\x7f\ttab")]),
+        ],
         "oversize": [
             ("file", "refuse", "big", [Entry("f", "ok"), Entry("f", "big")]),
         ],
