@@ -87,6 +87,14 @@ int result_write(json_t *doc, const char *path, char *err, size_t errlen);
 json_t *result_load(const char *path, char *err, size_t errlen);
 
 /*
+ * A result's strings are printed by the reports: its control characters
+ * (a file from elsewhere may hold escape sequences for the terminal) become
+ * '?', in keys too. Takes doc, returns it or its clean copy. result_load
+ * does it; so must any other reader of a result's text.
+ */
+json_t *result_printable(json_t *doc);
+
+/*
  * One line in csh's `time` format from rusage-style figures:
  *	4.438u 3.049s 0:19.26 38.7% 0+0k 424+8202io 58pf+0w
  */

@@ -474,6 +474,92 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* A copy of s with its control characters as '?', or NULL if it has none. */
+static char *
+clean(const char *s)
+{
+	const char *p;
+	char *c;
+
+	for (p = s; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			break;
+	if (*p == '\0' || (c = strdup(s)) == NULL)
+		return NULL;
+	for (char *q = c; *q != '\0'; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+	return c;
+}
+
+/*
+ * v, its strings cleaned in place, or, when an object's keys needed it, a
+ * new object (a new reference) to put in v's place.
+ */
+static json_t *
+clean_value(json_t *v)
+{
+	const char *key;
+	json_t *e, *n, *o;
+	void *tmp;
+	char *c;
+	int dirty = 0;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		if ((c = clean(json_string_value(v))) != NULL) {
+			json_string_set(v, c);
+			free(c);
+		}
+		return v;
+	case JSON_ARRAY:
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			e = json_array_get(v, i);
+			if ((n = clean_value(e)) != e)
+				json_array_set_new(v, i, n);
+		}
+		return v;
+	case JSON_OBJECT:
+		json_object_foreach (v, key, e) {
+			if ((c = clean(key)) != NULL) {
+				free(c);
+				dirty = 1;
+			}
+		}
+		if (!dirty) {
+			json_object_foreach_safe(v, tmp, key, e)
+			{
+				if ((n = clean_value(e)) != e)
+					json_object_set_new(v, key, n);
+			}
+			return v;
+		}
+		if ((o = json_object()) == NULL)
+			return v;
+		json_object_foreach (v, key, e) {
+			c = clean(key);
+			n = clean_value(e);
+			json_object_set(o, c != NULL ? c : key, n);
+			if (n != e)
+				json_decref(n);
+			free(c);
+		}
+		return o;
+	default:
+		return v;
+	}
+}
+
+json_t *
+result_printable(json_t *doc)
+{
+	json_t *n = clean_value(doc);
+
+	if (n != doc)
+		json_decref(doc);
+	return n;
+}
+
 json_t *
 result_load(const char *path, char *err, size_t errlen)
 {
@@ -518,7 +604,7 @@ result_load(const char *path, char *err, size_t errlen)
 		json_decref(doc);
 		return NULL;
 	}
-	return doc;
+	return result_printable(doc);
 }
 
 int64_t

@@ -147,6 +147,7 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 		    je.line, je.text);
 		return NULL;
 	}
+	doc0 = result_printable(doc0);
 	memset(&r, 0, sizeof(r));
 	r.kind = result_gets(doc0, "kind");
 	r.label = result_gets(doc0, "label");

@@ -5,7 +5,8 @@
  * report_dd_text), and compare's reduction, comparison against itself, text
  * report and picture (compare.h). A result is a file anyone may hand to
  * `ubcreplay report` or `compare`; a malformed one must be refused or
- * reported, never crash (ASan and UBSan watch). Seeds: fixtures' results.
+ * reported, never crash (ASan and UBSan watch), and its text must reach
+ * the terminal without control characters. Seeds: fixtures' results.
  *
  *	make fuzz FUZZ_SECONDS=60
  */
@@ -25,6 +26,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int fd = -1;
 static char path[64];
 static FILE *sink;
+
+/* The report, in memory: no control character but the line ends. */
+static void
+text_clean(json_t *doc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		abort();
+	report_text(doc, fp, 0);
+	fclose(fp);
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n') ||
+		    buf[i] == 0x7f)
+			abort();
+	free(buf);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if ((doc = result_load(path, err, sizeof(err))) == NULL)
 		return 0;
-	report_text(doc, sink, 0);
+	text_clean(doc);
 	report_text(doc, sink, 1);
 	report_dd_text(doc, sink, REPORT_DD_RUNS);
 	report_dd_text(doc, sink, REPORT_DD_TABLES);

@@ -117,6 +117,39 @@ ${c}_head() { atf_set descr 'hostile archives: $c, in every format that has it';
 ${c}_body() { hostile $c; }"
 done
 
+atf_test_case result_file
+result_file_head()
+{
+	atf_set descr "a result file with escape sequences in its strings and keys: report and compare print none"
+}
+result_file_body()
+{
+	/usr/bin/python3 - "$top/fixtures/compare_test/default.json" evil.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = "evil\x1b]2;owned\x07label"
+d["runs"][0]["status"] = "failed"
+d["runs"][0]["error"] = "boom\x1b[2J\r\n"
+d["targets"][0]["path"] = "/mnt/\x1b[31mred"
+for run in d["runs"]:
+    for ph in run["phases"]:
+        for dev in ph["devices"]:
+            dev["device"] += "\x1b[5m"
+d["workload"]["archive\x1b[6n"] = "x"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	[ -s evil.json ] || atf_fail "cannot make evil.json"
+	for cmd in "report evil.json" "compare evil.json evil.json" "compare -a evil.json"; do
+		$ubc $cmd >out 2>&1
+		rc=$?
+		[ $rc -le 2 ] || atf_fail "ubcreplay $cmd: exit $rc"
+		grep -q . out || atf_fail "ubcreplay $cmd printed nothing"
+		LC_ALL=C tr -d '\n' <out | LC_ALL=C grep -q '[[:cntrl:]]' &&
+		    atf_fail "ubcreplay $cmd printed control characters: $(cat -v out | head -5)"
+	done
+	echo "hostile result_file: 3 commands tried, 0 escapes"
+}
+
 atf_test_case bomb cleanup
 bomb_head()
 {
@@ -146,7 +179,7 @@ bomb_cleanup()
 atf_init_test_cases()
 {
 	for c in dotdot absolute symlink hardlink device fifo setid longname \
-	    duplicate ctrlname oversize bomb; do
+	    duplicate ctrlname oversize bomb result_file; do
 		atf_add_test_case $c
 	done
 }
