@@ -41,8 +41,24 @@ two_at_once_body()
 	a=$!
 	"$ubc" -q -n 3 --keep -o b.json "$small" m/t >b.out 2>b.err &
 	b=$!
+	# With the exact probe, each its own tracing instance, both at once.
+	both=0
+	i=0
+	while [ $i -lt 200 ] && kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null; do
+		if [ -d "/sys/kernel/tracing/instances/ubcreplay.$a" ] &&
+		    [ -d "/sys/kernel/tracing/instances/ubcreplay.$b" ]; then
+			both=1
+			break
+		fi
+		sleep 0.01
+		i=$((i + 1))
+	done
 	wait $a || atf_fail "job a failed: $(cat a.err)"
 	wait $b || atf_fail "job b failed: $(cat b.err)"
+	probe=$(json a.json "d['probe']['name']")
+	echo "probe: $probe; both tracing instances seen at once: $both"
+	[ "$probe" != tracefs ] || [ $both -eq 1 ] ||
+	    atf_fail "the two exact probes did not have their own instances at once"
 	for r in a b; do
 		got=$(json $r.json "' '.join([d['status']] + [x['status'] for x in d['runs']])")
 		[ "$got" = "ok ok ok ok" ] || atf_fail "$r.json: '$got'"
