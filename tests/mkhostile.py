@@ -308,6 +308,11 @@ def main():
             fn = "bomb.%s%s" % (fmt, "" if fmt == "zip" else ".gz")
             bomb(os.path.join(outdir, fn), fmt, 256 << 20)
             lines.append("%s refuse bomb" % fn)
+            # More entries than the target has inodes: 20000 empty files.
+            fn = "bomb-inodes.%s" % fmt
+            write(os.path.join(outdir, fn), fmt,
+                  [Entry("f", "f%05d" % i, data=b"") for i in range(20000)])
+            lines.append("%s refuse 'f" % fn)
     with open(os.path.join(outdir, "MANIFEST"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
