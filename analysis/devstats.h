@@ -15,6 +15,9 @@
 
 enum { DIR_READ, DIR_WRITE, DIR_N };
 
+/* The most devices one result follows (a target and its members). */
+#define DEVSTATS_MAXDEV 16
+
 /* One direction of transfers at one device. */
 struct xfer {
 	uint64_t ops;

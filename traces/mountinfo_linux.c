@@ -39,6 +39,38 @@ field(const char *s, char *out, size_t len)
 	return s;
 }
 
+/* Is token tok, of length n, in the comma-separated list? */
+static int
+has_option(const char *list, const char *tok, size_t n)
+{
+	for (const char *p = list; *p != '\0';) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, tok, n) == 0)
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* The mount options, then the superblock options that add to them. */
+static void
+join_options(char *out, size_t len, const char *opts, const char *sopts)
+{
+	size_t used;
+
+	snprintf(out, len, "%s", opts);
+	for (const char *p = sopts; *p != '\0';) {
+		size_t n = strcspn(p, ",");
+
+		used = strlen(out);
+		if (n > 0 && !has_option(opts, p, n))
+			snprintf(out + used, len - used, "%s%.*s",
+			    used > 0 ? "," : "", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+}
+
 /* Is mountpoint mp a prefix of path at a component boundary? */
 static size_t
 prefix_len(const char *mp, const char *path)
@@ -100,8 +132,7 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", mp);
 		snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
 		snprintf(t->source, sizeof(t->source), "%s", source);
-		snprintf(t->options, sizeof(t->options), "%s%s%s", opts,
-		    sopts[0] != '\0' ? "," : "", sopts);
+		join_options(t->options, sizeof(t->options), opts, sopts);
 	}
 	if (!found) {
 		snprintf(err, errlen, "no mount of device %u:%u holds '%s'",

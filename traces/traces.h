@@ -31,7 +31,7 @@
 
 #include "../analysis/devstats.h"
 
-#define TARGET_MAXDEV 16
+#define TARGET_MAXDEV DEVSTATS_MAXDEV
 #define DEVNAME_MAX 32
 
 /* One block device behind a target. */

@@ -1,0 +1,106 @@
+/*
+ * analysis.h - what the analysis module promises: the result of one
+ * invocation, built from what the workload and the probes measured, written
+ * as JSON (the canonical form, docs/json.md), and the text report rendered
+ * from that JSON, so that a stored result renders exactly as a live one.
+ *
+ *	struct result r = {...};		filled by the front end
+ *	json_t *doc = result_json(&r);
+ *	report_text(doc, stdout, 0);
+ *	result_write(doc, "r.json", err, sizeof(err));	atomically
+ *
+ *	json_t *doc = result_load("r.json", err, sizeof(err));	checked
+ */
+#ifndef UBC_ANALYSIS_H
+#define UBC_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "devstats.h"
+#include "hist.h"
+#include "../traces/traces.h"
+
+#define RESULT_SCHEMA 1
+#define RESULT_MAXPHASE 4
+
+/* One phase of one run: times, the child's rusage, what the devices did. */
+struct phase_result {
+	const char *name;	/* "extract", "sync", "remove" */
+	int failed;
+	char error[768];
+	int64_t elapsed_ns, user_ns, sys_ns;
+	int64_t maxrss_kib;
+	uint64_t inblock, oublock, majflt, minflt, nswap, nvcsw, nivcsw;
+	uint64_t entries, bytes;
+	uint64_t app_ops, app_bytes;
+	struct hist app_size;
+	size_t ndev;
+	struct devstats dev[DEVSTATS_MAXDEV];
+};
+
+struct run_result {
+	const char *status;	/* "ok", "failed", "interrupted" */
+	char error[768];
+	size_t nphase;
+	struct phase_result phase[RESULT_MAXPHASE];
+};
+
+struct result {
+	const char *kind;	/* "tar" */
+	const char *label;
+	const char *status;
+	time_t started;
+	json_t *workload;	/* built by the front end; stolen */
+	size_t ntarget;
+	const struct target *targets;
+	const struct probe *probe;
+	size_t nrun;
+	const struct run_result *runs;
+	/*
+	 * What the devices did outside the runs while the tool watched (the
+	 * sync before each run, dropping caches), so that the runs and this
+	 * add up to everything; one per device, NULL when not kept.
+	 */
+	const struct devstats *between;
+};
+
+/* The result as JSON, keys in the documented order. NULL if out of memory. */
+json_t *result_json(const struct result *r);
+
+/* A histogram as JSON: {"kind": kind, "buckets": [...]}. */
+json_t *result_hist_json(const struct hist *h, const char *kind);
+
+/*
+ * Writes doc to path ("-" for stdout) through a temporary file in the same
+ * directory and a rename, so no half-written result exists.
+ */
+int result_write(json_t *doc, const char *path, char *err, size_t errlen);
+
+/*
+ * Reads a result and checks that it is one: an object whose first key is a
+ * schema this reader knows, with runs. The error names the file.
+ */
+json_t *result_load(const char *path, char *err, size_t errlen);
+
+/*
+ * One line in csh's `time` format from rusage-style figures:
+ *	4.438u 3.049s 0:19.26 38.7% 0+0k 424+8202io 58pf+0w
+ */
+void timefmt_csh(char *buf, size_t len, int64_t user_ns, int64_t sys_ns,
+    int64_t elapsed_ns, uint64_t inblock, uint64_t oublock, uint64_t majflt,
+    uint64_t nswap);
+
+/* Median (the lower middle for an even count), min and max of n values. */
+struct spread {
+	int64_t median, min, max;
+};
+struct spread stats_spread(const int64_t *v, size_t n);
+
+/* The text report of a result document. quiet: the summary only. */
+void report_text(json_t *doc, FILE *fp, int quiet);
+
+#endif

@@ -1,0 +1,406 @@
+/*
+ * result.c - the result of one invocation as JSON (docs/json.md): built
+ * after the work is done, written atomically, read back with checks.
+ */
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+
+static const char *const dirname_[DIR_N] = {"read", "write"};
+
+json_t *
+result_hist_json(const struct hist *h, const char *kind)
+{
+	json_t *buckets = json_array();
+
+	for (unsigned b = 0; b < HIST_NBUCKETS; b++)
+		if (h->count[b] != 0)
+			json_array_append_new(buckets,
+			    json_pack("{s:I,s:I}", "min_bytes",
+				(json_int_t)hist_bucket_min(b), "count",
+				(json_int_t)h->count[b]));
+	return json_pack("{s:s,s:o}", "kind", kind, "buckets", buckets);
+}
+
+static json_int_t
+mean(uint64_t bytes, uint64_t ops)
+{
+	return ops == 0 ? 0 : (json_int_t)(bytes / ops);
+}
+
+static json_t *
+xfer_json(const struct xfer *x, const char *kind)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ops", (json_int_t)x->ops,
+	    "bytes", (json_int_t)x->bytes, "mean_bytes", mean(x->bytes, x->ops),
+	    "merges", (json_int_t)x->merges, "time_ns", (json_int_t)x->time_ns,
+	    "size_hist", result_hist_json(&x->size, kind));
+}
+
+static json_t *
+device_json(const char *name, const struct devstats *d, const char *kind)
+{
+	return json_pack("{s:s,s:o,s:o,s:I,s:I,s:I,s:I}", "device", name,
+	    "read", xfer_json(&d->xfer[DIR_READ], kind), "write",
+	    xfer_json(&d->xfer[DIR_WRITE], kind), "flushes",
+	    (json_int_t)d->flushes, "discards", (json_int_t)d->discards,
+	    "discard_bytes", (json_int_t)d->discard_bytes, "busy_ns",
+	    (json_int_t)d->busy_ns);
+}
+
+/* The names of the devices, in order, over every target. */
+static const char *
+devname_at(const struct result *r, size_t i)
+{
+	for (size_t t = 0; t < r->ntarget; t++) {
+		if (i < r->targets[t].ndev)
+			return r->targets[t].dev[i].name;
+		i -= r->targets[t].ndev;
+	}
+	return "?";
+}
+
+static size_t
+ndevices(const struct result *r)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t < r->ntarget; t++)
+		n += r->targets[t].ndev;
+	return n;
+}
+
+static const char *
+size_kind(const struct result *r)
+{
+	return r->probe != NULL && r->probe->ops->resolution == PROBE_EXACT ?
+	    "exact" : "interval_mean";
+}
+
+static json_t *
+phase_json(const struct result *r, const struct phase_result *p)
+{
+	json_t *devs = json_array(), *app;
+
+	for (size_t i = 0; i < p->ndev; i++)
+		json_array_append_new(devs,
+		    device_json(devname_at(r, i), &p->dev[i], size_kind(r)));
+	app = json_pack("{s:I,s:I,s:I,s:o}", "ops", (json_int_t)p->app_ops,
+	    "bytes", (json_int_t)p->app_bytes, "mean_bytes",
+	    mean(p->app_bytes, p->app_ops), "size_hist",
+	    result_hist_json(&p->app_size, "exact"));
+	return json_pack("{s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+	    "s:I,s:I,s:I,s:I,s:o,s:o}",
+	    "phase", p->name, "status", p->failed ? "failed" : "ok", "error",
+	    p->failed ? p->error : NULL, "elapsed_ns",
+	    (json_int_t)p->elapsed_ns, "user_ns", (json_int_t)p->user_ns,
+	    "sys_ns", (json_int_t)p->sys_ns, "maxrss_kib",
+	    (json_int_t)p->maxrss_kib, "inblock", (json_int_t)p->inblock,
+	    "oublock", (json_int_t)p->oublock, "majflt", (json_int_t)p->majflt,
+	    "minflt", (json_int_t)p->minflt, "nswap", (json_int_t)p->nswap,
+	    "nvcsw", (json_int_t)p->nvcsw, "nivcsw", (json_int_t)p->nivcsw,
+	    "entries", (json_int_t)p->entries, "bytes", (json_int_t)p->bytes,
+	    "app_write", app, "devices", devs);
+}
+
+/* The csh time line of the phases that are the job: all but remove. */
+static void
+run_time_line(const struct run_result *run, char *buf, size_t len)
+{
+	int64_t u = 0, s = 0, e = 0;
+	uint64_t in = 0, out = 0, pf = 0, w = 0;
+
+	for (size_t i = 0; i < run->nphase; i++) {
+		const struct phase_result *p = &run->phase[i];
+
+		if (strcmp(p->name, "remove") == 0)
+			continue;
+		u += p->user_ns;
+		s += p->sys_ns;
+		e += p->elapsed_ns;
+		in += p->inblock;
+		out += p->oublock;
+		pf += p->majflt;
+		w += p->nswap;
+	}
+	timefmt_csh(buf, len, u, s, e, in, out, pf, w);
+}
+
+static json_t *
+run_json(const struct result *r, const struct run_result *run, size_t idx)
+{
+	json_t *phases = json_array();
+	char line[128];
+
+	for (size_t i = 0; i < run->nphase; i++)
+		json_array_append_new(phases, phase_json(r, &run->phase[i]));
+	run_time_line(run, line, sizeof(line));
+	return json_pack("{s:I,s:s,s:s?,s:s,s:o}", "run", (json_int_t)idx + 1,
+	    "status", run->status, "error",
+	    strcmp(run->status, "ok") != 0 ? run->error : NULL, "time_line",
+	    line, "phases", phases);
+}
+
+static json_t *
+target_json(const struct target *t)
+{
+	json_t *devs = json_array(), *o;
+
+	for (size_t i = 0; i < t->ndev; i++)
+		json_array_append_new(devs,
+		    json_pack("{s:s,s:i,s:i,s:s}", "name", t->dev[i].name,
+			"major", (int)t->dev[i].major, "minor",
+			(int)t->dev[i].minor, "role", t->dev[i].role));
+	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "path", t->path,
+	    "mountpoint", t->mountpoint, "fstype", t->fstype, "options",
+	    t->options, "source", t->source, "devices", devs);
+	if (t->ndev == 0)
+		json_object_set_new(o, "nodev_reason",
+		    json_string(t->nodev_reason));
+	return o;
+}
+
+static json_t *
+spread_json(const int64_t *v, size_t n)
+{
+	struct spread s = stats_spread(v, n);
+
+	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median,
+	    "min", (json_int_t)s.min, "max", (json_int_t)s.max);
+}
+
+/* What device d did over a whole run: the sum of its phases. */
+static struct devstats
+run_device(const struct run_result *run, size_t d)
+{
+	struct devstats sum;
+
+	memset(&sum, 0, sizeof(sum));
+	for (size_t ph = 0; ph < run->nphase; ph++)
+		devstats_add(&sum, &run->phase[ph].dev[d]);
+	return sum;
+}
+
+static json_t *
+summary_phases(const struct run_result **ok, size_t n, int64_t *v)
+{
+	static const char *const key[] = {"elapsed_ns", "user_ns", "sys_ns"};
+	json_t *phases = json_object();
+
+	for (size_t ph = 0; n > 0 && ph < ok[0]->nphase; ph++) {
+		json_t *po = json_object();
+
+		for (size_t k = 0; k < 3; k++) {
+			for (size_t i = 0; i < n; i++) {
+				const struct phase_result *p = &ok[i]->phase[ph];
+
+				v[i] = k == 0 ? p->elapsed_ns :
+				    k == 1 ? p->user_ns : p->sys_ns;
+			}
+			json_object_set_new(po, key[k], spread_json(v, n));
+		}
+		json_object_set_new(phases, ok[0]->phase[ph].name, po);
+	}
+	return phases;
+}
+
+static json_t *
+summary_device(const struct result *r, const struct run_result **ok,
+    size_t n, size_t d, int64_t *v)
+{
+	static const char *const key[] = {"ops", "bytes", "mean_bytes"};
+	json_t *dobj = json_object(), *hists = json_object();
+
+	for (int k = 0; k < DIR_N; k++) {
+		json_t *xo = json_object();
+		struct hist h;
+
+		memset(&h, 0, sizeof(h));
+		for (size_t m = 0; m < 3; m++) {
+			for (size_t i = 0; i < n; i++) {
+				struct devstats sum = run_device(ok[i], d);
+				const struct xfer *x = &sum.xfer[k];
+
+				v[i] = m == 0 ? (int64_t)x->ops :
+				    m == 1 ? (int64_t)x->bytes :
+				    (int64_t)mean(x->bytes, x->ops);
+				if (m == 0)
+					hist_merge(&h, &x->size);
+			}
+			json_object_set_new(xo, key[m], spread_json(v, n));
+		}
+		json_object_set_new(dobj, dirname_[k], xo);
+		json_object_set_new(hists, dirname_[k],
+		    result_hist_json(&h, size_kind(r)));
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (int64_t)run_device(ok[i], d).flushes;
+	json_object_set_new(dobj, "flushes", spread_json(v, n));
+	json_object_set_new(dobj, "size_hist", hists);
+	return dobj;
+}
+
+static json_t *
+summary_json(const struct result *r)
+{
+	const struct run_result **ok = calloc(r->nrun + 1, sizeof(*ok));
+	int64_t *v = calloc(r->nrun + 1, sizeof(*v));
+	json_t *devs = json_object(), *o = NULL;
+	size_t n = 0, ndev = 0;
+
+	if (ok != NULL && v != NULL) {
+		for (size_t i = 0; i < r->nrun; i++)
+			if (strcmp(r->runs[i].status, "ok") == 0)
+				ok[n++] = &r->runs[i];
+		if (n > 0 && ok[0]->nphase > 0)
+			ndev = ok[0]->phase[0].ndev;
+		for (size_t d = 0; d < ndev; d++)
+			json_object_set_new(devs, devname_at(r, d),
+			    summary_device(r, ok, n, d, v));
+		o = json_pack("{s:I,s:o,s:o}", "runs_ok", (json_int_t)n,
+		    "phases", summary_phases(ok, n, v), "devices", devs);
+	}
+	free(ok);
+	free(v);
+	return o;
+}
+
+json_t *
+result_json(const struct result *r)
+{
+	json_t *doc, *targets = json_array(), *runs = json_array(), *probe;
+	struct utsname u;
+	char started[32], host[256];
+	struct tm tm;
+
+	if (uname(&u) == -1)
+		memset(&u, 0, sizeof(u));
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "%s", u.nodename);
+	host[sizeof(host) - 1] = '\0';
+	gmtime_r(&r->started, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (size_t i = 0; i < r->ntarget; i++)
+		json_array_append_new(targets, target_json(&r->targets[i]));
+	for (size_t i = 0; i < r->nrun; i++)
+		json_array_append_new(runs, run_json(r, &r->runs[i], i));
+	probe = json_pack("{s:s,s:s,s:I,s:s}", "name",
+	    r->probe ? r->probe->ops->name : "none", "resolution",
+	    probe_resolution_name(r->probe ? r->probe->ops->resolution :
+		PROBE_NONE), "interval_ns",
+	    (json_int_t)(r->probe ? r->probe->interval_ns : 0), "why",
+	    r->probe ? r->probe->why : "");
+	doc = json_pack("{s:i,s:{s:s,s:s},s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},"
+	    "s:s,s:o,s:o,s:o,s:o}",
+	    "schema", RESULT_SCHEMA, "tool", "name", "ubcreplay", "version",
+	    UBC_VERSION, "kind", r->kind, "label", r->label, "status",
+	    r->status, "host", "name", host, "system", u.sysname, "release",
+	    u.release, "machine", u.machine, "started", started, "workload",
+	    r->workload, "targets", targets, "probe", probe, "runs", runs);
+	if (doc != NULL && r->between != NULL) {
+		json_t *devs = json_array();
+
+		for (size_t i = 0; i < ndevices(r); i++)
+			json_array_append_new(devs, device_json(devname_at(r, i),
+			    &r->between[i], size_kind(r)));
+		json_object_set_new(doc, "between_runs",
+		    json_pack("{s:o}", "devices", devs));
+	}
+	if (doc != NULL)
+		json_object_set_new(doc, "summary", summary_json(r));
+	return doc;
+}
+
+int
+result_write(json_t *doc, const char *path, char *err, size_t errlen)
+{
+	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+	char tmp[PATH_MAX];
+	int fd;
+
+	if (strcmp(path, "-") == 0) {
+		if (json_dumpf(doc, stdout, flags) == -1 ||
+		    fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
+			snprintf(err, errlen, "cannot write the result to "
+			    "standard output: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
+	    (int)sizeof(tmp)) {
+		snprintf(err, errlen, "result path '%s' is too long", path);
+		return -1;
+	}
+	if ((fd = mkstemp(tmp)) == -1) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp,
+		    strerror(errno));
+		return -1;
+	}
+	if (json_dumpfd(doc, fd, flags) == -1 || write(fd, "\n", 1) != 1 ||
+	    fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
+		snprintf(err, errlen, "cannot write '%s': %s", tmp,
+		    strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) == -1 || rename(tmp, path) == -1) {
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+		    strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+json_t *
+result_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *doc, *schema;
+	const char *first;
+	void *it;
+
+	if ((doc = json_load_file(path, 0, &je)) == NULL) {
+		if (je.line == -1 || je.position == 0)
+			snprintf(err, errlen, "cannot read result '%s': %s",
+			    path, je.text);
+		else
+			snprintf(err, errlen, "result '%s' is not valid JSON "
+			    "(line %d): %s", path, je.line, je.text);
+		return NULL;
+	}
+	it = json_object_iter(doc);
+	first = it != NULL ? json_object_iter_key(it) : NULL;
+	schema = json_object_get(doc, "schema");
+	if (first == NULL || strcmp(first, "schema") != 0 ||
+	    !json_is_integer(schema)) {
+		snprintf(err, errlen, "'%s' is not a ubcreplay result (no "
+		    "schema version first)", path);
+		json_decref(doc);
+		return NULL;
+	}
+	if (json_integer_value(schema) > RESULT_SCHEMA) {
+		snprintf(err, errlen, "result '%s' has schema %lld, newer than "
+		    "this ubcreplay reads (%d): use a newer ubcreplay", path,
+		    (long long)json_integer_value(schema), RESULT_SCHEMA);
+		json_decref(doc);
+		return NULL;
+	}
+	if (!json_is_array(json_object_get(doc, "runs"))) {
+		snprintf(err, errlen, "result '%s' has no runs", path);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}

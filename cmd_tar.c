@@ -1,0 +1,480 @@
+/*
+ * cmd_tar.c - the main job: `ubcreplay [options] ARCHIVE DIR` extracts the
+ * archive into a fresh run directory under DIR while the probe watches the
+ * devices behind DIR, -n times, then reports times and transfer sizes.
+ *
+ * A run is three phases, each in its own child: extract, sync (--fsync end)
+ * and remove (unless --keep). Before each run the target is synced, so that
+ * no earlier work is counted in the run; what the devices do then is kept
+ * apart as "between runs". The marks chain from the probe's opening to the
+ * end of the last run, so the runs and what lay between them add up to
+ * everything the devices did while the tool watched.
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "cmd.h"
+#include "replay/replay.h"
+#include "traces/traces.h"
+
+/*
+ * Default sampling interval. Reading a stat file costs microseconds, so
+ * 100 ms costs nothing measurable, and it resolves the phases of runs that
+ * last a second or two; iostat's usual 1 s would give a short run no
+ * interval means at all.
+ */
+#define DEFAULT_INTERVAL_NS 100000000LL
+#define MAX_RUNS 1000
+
+struct opts {
+	int runs;
+	int64_t interval_ns;
+	const char *label;
+	const char *output;
+	const char *probe;
+	enum replay_fsync fsync;
+	int drop_caches;
+	int keep;
+	int quiet;
+	const char *archive;
+	const char *dir;
+};
+
+enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_VERSION };
+
+static const struct option longopts[] = {
+	{"drop-caches", no_argument, NULL, OPT_DROP},
+	{"fsync", required_argument, NULL, OPT_FSYNC},
+	{"keep", no_argument, NULL, OPT_KEEP},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+/* "100ms", "0.5s", "250us", or a plain number of seconds as iostat takes. */
+static int
+parse_interval(const char *s, int64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || v <= 0)
+		return -1;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		v *= 1e9;
+	else if (strcmp(end, "ms") == 0)
+		v *= 1e6;
+	else if (strcmp(end, "us") == 0)
+		v *= 1e3;
+	else
+		return -1;
+	if (v < 1e6 || v > 3600e9)
+		return -1;
+	*ns = (int64_t)v;
+	return 0;
+}
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->runs = 1;
+	o->interval_ns = DEFAULT_INTERVAL_NS;
+	o->probe = "auto";
+	o->fsync = FSYNC_END;
+	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (parse_interval(optarg, &o->interval_ns) == -1) {
+				warnx("interval '%s' is not a time between 1ms "
+				    "and 1h (e.g. 100ms, 1s)", optarg);
+				return -1;
+			}
+			break;
+		case 'l':
+			o->label = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			o->runs = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || errno != 0 || o->runs < 1 ||
+			    o->runs > MAX_RUNS) {
+				warnx("runs '%s' is not a number from 1 to %d",
+				    optarg, MAX_RUNS);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "exact") != 0 &&
+			    strcmp(optarg, "interval") != 0 &&
+			    strcmp(optarg, "none") != 0) {
+				warnx("probe '%s' is not auto, exact, interval "
+				    "or none", optarg);
+				return -1;
+			}
+			o->probe = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'V':
+			printf("ubcreplay %s\n", UBC_VERSION);
+			exit(EXIT_SUCCESS);
+		case 'h':
+			usage_synopsis();
+			exit(EXIT_SUCCESS);
+		case OPT_DROP:
+			o->drop_caches = 1;
+			break;
+		case OPT_FSYNC:
+			if (strcmp(optarg, "none") == 0)
+				o->fsync = FSYNC_NONE;
+			else if (strcmp(optarg, "file") == 0)
+				o->fsync = FSYNC_FILE;
+			else if (strcmp(optarg, "end") == 0)
+				o->fsync = FSYNC_END;
+			else {
+				warnx("--fsync '%s' is not none, file or end",
+				    optarg);
+				return -1;
+			}
+			break;
+		case OPT_KEEP:
+			o->keep = 1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (argc - optind != 2) {
+		warnx("expected an archive and a directory");
+		return -1;
+	}
+	o->archive = argv[optind];
+	o->dir = argv[optind + 1];
+	return 0;
+}
+
+static const char *
+fsync_name(enum replay_fsync f)
+{
+	return f == FSYNC_NONE ? "none" : f == FSYNC_FILE ? "file" : "end";
+}
+
+/* DIR must be a directory we can make a run directory in. */
+static int
+check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == -1) {
+		warnx("target directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		warnx("target '%s' is not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) == -1) {
+		warnx("target directory '%s' is not writable: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+tick(void *probe, char *err, size_t errlen)
+{
+	return probe_tick(probe, err, errlen);
+}
+
+/* Copies what the child and the probe measured into a phase result. */
+static void
+fill_phase(struct phase_result *p, const char *name,
+    const struct replay_outcome *o, size_t ndev)
+{
+	const struct rusage *ru = &o->ru;
+
+	p->name = name;
+	p->failed = o->report.failed;
+	snprintf(p->error, sizeof(p->error), "%s", o->report.error);
+	p->elapsed_ns = o->elapsed_ns;
+	p->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
+	    (int64_t)ru->ru_utime.tv_usec * 1000;
+	p->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 +
+	    (int64_t)ru->ru_stime.tv_usec * 1000;
+	p->maxrss_kib = ru->ru_maxrss;
+	p->inblock = (uint64_t)ru->ru_inblock;
+	p->oublock = (uint64_t)ru->ru_oublock;
+	p->majflt = (uint64_t)ru->ru_majflt;
+	p->minflt = (uint64_t)ru->ru_minflt;
+	p->nswap = (uint64_t)ru->ru_nswap;
+	p->nvcsw = (uint64_t)ru->ru_nvcsw;
+	p->nivcsw = (uint64_t)ru->ru_nivcsw;
+	p->entries = o->report.entries;
+	p->bytes = o->report.bytes;
+	p->app_ops = o->report.app_ops;
+	p->app_bytes = o->report.app_bytes;
+	p->app_size = o->report.app_size;
+	p->ndev = ndev;
+}
+
+struct job {
+	const struct opts *o;
+	const struct target *t;
+	struct probe *probe;
+	const struct replay_archive_info *info;
+	const char *archive;	/* absolute */
+	char rundir[PATH_MAX];
+	struct devstats between[DEVSTATS_MAXDEV];	/* outside the runs */
+};
+
+/*
+ * One phase: fn in a child, then the probe's mark. Returns -1 when the phase
+ * could not be run or measured (err says why; the run is then interrupted
+ * or broken), 0 otherwise, with p->failed telling whether the work failed.
+ */
+static int
+phase(struct job *j, const char *name, replay_fn fn, void *arg,
+    struct phase_result *p, char *err, size_t errlen)
+{
+	struct replay_outcome out;
+
+	if (replay_child(fn, arg, j->o->interval_ns, tick, j->probe, &out, err,
+	    errlen) == -1)
+		return -1;
+	fill_phase(p, name, &out, j->t->ndev);
+	return probe_mark(j->probe, p->dev, err, errlen);
+}
+
+/* The remove phase: the tree, then (unless --fsync none) a sync. */
+static void
+remove_fn(void *arg, struct replay_report *rep)
+{
+	struct job *j = arg;
+
+	if (j->o->fsync == FSYNC_NONE)
+		rep->failed = replay_remove_tree(j->rundir, rep->error,
+		    sizeof(rep->error)) == -1;
+	else
+		replay_remove(j->rundir, rep);
+}
+
+/* Runs one repetition into run. Returns -1 when it must not go on. */
+static int
+one_run(struct job *j, int idx, struct run_result *run)
+{
+	struct replay_tar_job tj;
+	const char *what;
+	char err[768], tmpl[PATH_MAX];
+	struct devstats before[DEVSTATS_MAXDEV];
+	struct phase_result *p;
+
+	run->status = "failed";
+	if (j->o->drop_caches && replay_drop_caches(err, sizeof(err)) == -1)
+		goto broken;
+	if (replay_syncfs(j->o->dir, err, sizeof(err)) == -1)
+		goto broken;
+	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
+	if (mkdtemp(tmpl) == NULL) {
+		snprintf(err, sizeof(err), "cannot make a run directory in "
+		    "'%s': %s", j->o->dir, strerror(errno));
+		goto broken;
+	}
+	snprintf(j->rundir, sizeof(j->rundir), "%s", tmpl);
+	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
+		goto cleanup;
+	for (size_t i = 0; i < j->t->ndev; i++)
+		devstats_add(&j->between[i], &before[i]);
+
+	tj = (struct replay_tar_job){.archive = j->archive,
+	    .rundir = j->rundir, .fsync = j->o->fsync, .info = j->info,
+	    .progress = !j->o->quiet && isatty(STDERR_FILENO), .run = idx};
+	p = &run->phase[run->nphase++];
+	if (phase(j, "extract", replay_tar_extract, &tj, p, err,
+	    sizeof(err)) == -1)
+		goto cleanup;
+	what = p->failed ? p->error : NULL;
+	if (what == NULL && j->o->fsync == FSYNC_END) {
+		p = &run->phase[run->nphase++];
+		if (phase(j, "sync", replay_sync, j->rundir, p, err,
+		    sizeof(err)) == -1)
+			goto cleanup;
+		what = p->failed ? p->error : NULL;
+	}
+	if (j->o->keep && what == NULL) {
+		if (!j->o->quiet)
+			fprintf(stderr, "ubcreplay: run %d kept in %s\n", idx,
+			    j->rundir);
+	} else {
+		p = &run->phase[run->nphase++];
+		if (phase(j, "remove", remove_fn, j, p, err, sizeof(err)) == -1)
+			goto cleanup;
+		if (what == NULL && p->failed)
+			what = p->error;
+	}
+	if (what != NULL) {
+		snprintf(run->error, sizeof(run->error), "%s", what);
+		return -1;
+	}
+	run->status = "ok";
+	return 0;
+
+cleanup:
+	if (!j->o->keep) {
+		char rerr[256];
+
+		replay_remove_tree(j->rundir, rerr, sizeof(rerr));
+	}
+broken:
+	if (replay_stop_requested())
+		run->status = "interrupted";
+	snprintf(run->error, sizeof(run->error), "%s", err);
+	return -1;
+}
+
+static json_t *
+workload_json(const struct opts *o, const struct replay_archive_info *info)
+{
+	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
+	    o->archive, "format", info->format, "filter", info->filter,
+	    "entries", (json_int_t)info->entries, "bytes",
+	    (json_int_t)info->bytes, "fsync", fsync_name(o->fsync),
+	    "drop_caches", o->drop_caches, "keep", o->keep);
+}
+
+int
+cmd_tar(int argc, char **argv)
+{
+	struct replay_archive_info info;
+	struct run_result *runs;
+	struct result r;
+	struct opts o;
+	struct target t;
+	struct job j;
+	char err[768], label[1200], archive[PATH_MAX];
+	json_t *doc;
+	int nrun = 0, status = EXIT_SUCCESS, sig;
+
+	if (parse(argc, argv, &o) == -1) {
+		usage_synopsis();
+		return EXIT_USAGE;
+	}
+	if (check_dir(o.dir) == -1)
+		return EXIT_FAILURE;
+	if (replay_archive_scan(o.archive, &info, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
+	/* The child works inside the run directory: name the archive fully. */
+	if (realpath(o.archive, archive) == NULL) {
+		warnx("cannot resolve archive '%s': %s", o.archive,
+		    strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (target_resolve(o.dir, &t, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
+	if (o.drop_caches && replay_drop_caches(err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
+	if ((runs = calloc((size_t)o.runs, sizeof(*runs))) == NULL) {
+		warnx("cannot allocate %d runs", o.runs);
+		return EXIT_FAILURE;
+	}
+	memset(&j, 0, sizeof(j));
+	j.o = &o;
+	j.t = &t;
+	j.info = &info;
+	j.archive = archive;
+	replay_catch_signals();
+	if ((j.probe = probe_open(o.probe, &t, o.interval_ns, err,
+	    sizeof(err))) == NULL) {
+		warnx("%s", err);
+		free(runs);
+		return EXIT_FAILURE;
+	}
+	if (t.ndev == 0 && !o.quiet)
+		warnx("%s: reporting times only", t.nodev_reason);
+
+	memset(&r, 0, sizeof(r));
+	r.started = time(NULL);
+	while (nrun < o.runs) {
+		struct run_result *run = &runs[nrun++];
+
+		if (one_run(&j, nrun, run) == -1) {
+			warnx("run %d %s: %s", nrun, run->status, run->error);
+			status = EXIT_FAILURE;
+			break;
+		}
+	}
+	if ((sig = replay_stop_requested()) != 0) {
+		/* Interrupted: no result; die of the signal as asked. */
+		probe_close(j.probe);
+		free(runs);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	/* Nothing measured is nothing to keep: bad input leaves no file. */
+	if (status != EXIT_SUCCESS && nrun == 1) {
+		probe_close(j.probe);
+		free(runs);
+		return status;
+	}
+	if (o.label == NULL) {
+		snprintf(label, sizeof(label), "%s %s", t.fstype, t.options);
+		o.label = label;
+	}
+	r.kind = "tar";
+	r.label = o.label;
+	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
+	r.workload = workload_json(&o, &info);
+	r.ntarget = 1;
+	r.targets = &t;
+	r.probe = j.probe;
+	r.nrun = (size_t)nrun;
+	r.runs = runs;
+	r.between = j.between;
+	doc = result_json(&r);
+	probe_close(j.probe);
+	free(runs);
+	if (doc == NULL) {
+		warnx("cannot build the result: out of memory");
+		return EXIT_FAILURE;
+	}
+	/* The result is written only now, after every measurement. */
+	if (o.output != NULL &&
+	    result_write(doc, o.output, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		status = EXIT_FAILURE;
+	}
+	if (!o.quiet)
+		report_text(doc, o.output != NULL && strcmp(o.output, "-") == 0 ?
+		    stderr : stdout, 0);
+	json_decref(doc);
+	return status;
+}

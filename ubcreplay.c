@@ -1,0 +1,48 @@
+/*
+ * ubcreplay.c - the front end: picks the subcommand and exits with what it
+ * returns. Without a subcommand, ubcreplay runs the main job (cmd_tar.c):
+ *
+ *	ubcreplay emacs-20.7.tar.gz /mnt
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{"report", cmd_report},
+};
+
+/* The SYNOPSIS of docs/ubcreplay.1, line for line. */
+static const char synopsis[] =
+    "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
+    "                 [--keep] archive dir\n"
+    "       ubcreplay report file\n";
+
+void
+usage_synopsis(void)
+{
+	fputs(synopsis, stderr);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
+		    i++)
+			if (strcmp(argv[1], commands[i].name) == 0)
+				exit(commands[i].fn(argc - 1, argv + 1));
+		if (strcmp(argv[1], "-h") == 0 ||
+		    strcmp(argv[1], "--help") == 0) {
+			fputs(synopsis, stdout);
+			exit(EXIT_SUCCESS);
+		}
+	}
+	exit(cmd_tar(argc, argv));
+}
