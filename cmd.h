@@ -11,6 +11,7 @@
 
 int cmd_tar(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_nfs(int argc, char **argv);
 
 /* Prints the synopsis of every command to stderr (usage errors). */
 void usage_synopsis(void);

@@ -15,6 +15,7 @@ static const struct {
 	int (*fn)(int, char **);
 } commands[] = {
 	{"report", cmd_report},
+	{"nfs", cmd_nfs},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -22,6 +23,8 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
     "                 [--keep] archive dir\n"
+    "       ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] [-o file]\n"
+    "                     [-r file] [-t seconds]\n"
     "       ubcreplay report file\n";
 
 void

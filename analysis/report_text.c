@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "nfs_report.h"
 
 #define BAR_WIDTH 32
 
@@ -73,6 +74,11 @@ header(json_t *doc, FILE *fp)
 		    gets_(w, "format"), gets_(w, "filter"), gets_(w, "fsync"),
 		    json_is_true(json_object_get(w, "drop_caches")) ?
 		    ", caches dropped before each run" : "");
+	if (strcmp(gets_(doc, "kind"), "nfs") == 0)
+		fprintf(fp, "capture  %s %s, filter '%s', link %s, snaplen %"
+		    PRId64 "\n", gets_(w, "source"), gets_(w, "name"),
+		    gets_(w, "filter"), gets_(w, "linktype"),
+		    geti(w, "snaplen"));
 	json_array_foreach(json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
@@ -314,6 +320,12 @@ report_text(json_t *doc, FILE *fp, int quiet)
 	size_t i;
 
 	header(doc, fp);
+	if (strcmp(gets_(doc, "kind"), "nfs") == 0) {
+		/* The wire view has no phases: one run, its nfs object. */
+		json_array_foreach(json_object_get(doc, "runs"), i, run)
+			nfs_report_text(json_object_get(run, "nfs"), fp);
+		return;
+	}
 	if (!quiet)
 		json_array_foreach(json_object_get(doc, "runs"), i, run)
 			run_block(doc, run, fp);

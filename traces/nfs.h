@@ -41,6 +41,7 @@
 #ifndef UBC_NFS_H
 #define UBC_NFS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -206,5 +207,38 @@ struct nfs_stats *nfs_decoder_stats(struct nfs_decoder *d);
 const char *nfs_v4_op_name(uint32_t op);
 /* The name of an NFSv2 or v3 procedure, or NULL. */
 const char *nfs_proc_name(uint32_t vers, uint32_t proc);
+
+
+/*
+ * Reading packets with libpcap (nfs_pcap.c): from a capture file (pcap or
+ * pcapng) or live from an interface, through a BPF filter, into a decoder.
+ *
+ *	struct nfs_capture cap = {.file = "nfs.pcap"};
+ *	if (nfs_capture_run(&cap, d, err, sizeof(err)) == -1)
+ *		warnx("%s", err);
+ */
+#define NFS_DEFAULT_FILTER "port 2049"
+
+struct nfs_capture {
+	const char *file;	/* a capture file, or NULL */
+	const char *iface;	/* or an interface to capture live on */
+	const char *filter;	/* BPF; NULL for NFS_DEFAULT_FILTER */
+	int64_t duration_ns;	/* live: stop after this long; 0 no limit */
+	volatile sig_atomic_t *stop;	/* stops the capture when set */
+	/* filled in by nfs_capture_run */
+	int linktype;
+	const char *linktype_name;
+	int snaplen;
+	int interrupted;	/* stopped by *stop */
+};
+
+/*
+ * Feeds every packet of the capture to d, then calls nfs_decoder_finish and
+ * stores pcap's drop counts in the decoder's statistics. Returns 0, or -1
+ * with the reason in err (a file that cannot be read, a filter that does
+ * not compile, a link type the decoder does not know, missing privileges).
+ */
+int nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d,
+    char *err, size_t errlen);
 
 #endif
