@@ -1,0 +1,41 @@
+#! /usr/bin/env atf-sh
+# nfs_malformed_test.sh - hand-made bad input for the NFS decoder
+# (fixtures/nfs_malformed_test, written by its make.py): each capture has
+# one thing wrong, and expected.json says what `ubcreplay nfs` must count.
+
+check_case() {
+	top=$(atf_config_get top "$(atf_get_srcdir)/../..")
+	fx=$top/fixtures/nfs_malformed_test
+	command -v python3 >/dev/null || atf_skip "python3 is not installed"
+	atf_check -o ignore "$top/ubcreplay" nfs -q -o r.json -r "$fx/$1.pcap"
+	atf_check -o ignore python3 - r.json "$fx/expected.json" "$1" <<'PY'
+import json, sys
+n = json.load(open(sys.argv[1]))["runs"][0]["nfs"]
+want = json.load(open(sys.argv[2]))[sys.argv[3]]
+have = dict(n["loss"])
+have.update(rpc_calls=n["rpc_calls"], rpc_replies=n["rpc_replies"])
+for d in ("read", "write"):
+    for k in ("calls", "bytes_requested", "bytes_done", "size_unknown"):
+        have["%s_%s" % (d, k)] = n[d][k]
+bad = ["%s: %r, want %r" % (k, have.get(k), v) for k, v in want.items()
+       if have.get(k) != v]
+for b in bad:
+    print(b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+for c in bad_record_mark length_past_end long_credential zero_length_fragment \
+    unknown_xid_reply fragments_out_of_order udp_truncated; do
+	eval "atf_test_case $c
+${c}_head() { atf_set descr 'fixtures/nfs_malformed_test/$c.pcap'; }
+${c}_body() { check_case $c; }"
+done
+
+atf_init_test_cases() {
+	for c in bad_record_mark length_past_end long_credential \
+	    zero_length_fragment unknown_xid_reply fragments_out_of_order \
+	    udp_truncated; do
+		atf_add_test_case $c
+	done
+}
