@@ -35,7 +35,9 @@ advance(struct cursor *c, size_t n)
 {
 	size_t k = n < c->cap ? n : c->cap;
 
-	c->p += k;
+	/* Past the captured bytes p is not used, and may be NULL. */
+	if (k > 0)
+		c->p += k;
 	c->cap -= k;
 	c->len -= n;
 }

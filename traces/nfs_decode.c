@@ -355,7 +355,8 @@ rm_feed(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 				}
 			}
 			h->frag_left -= (uint32_t)n;
-			p += k;
+			if (k > 0)	/* p is NULL for bytes not captured */
+				p += k;
 			cap -= k;
 			len -= n;
 			seq += (uint32_t)n;
@@ -501,7 +502,7 @@ tcp_payload(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 	}
 	delta = (int32_t)(seq - h->next_seq);
 	if (delta < 0) {
-		uint32_t old = (uint32_t)-delta;
+		uint32_t old = h->next_seq - seq;
 
 		if (old >= len) {
 			d->st.loss.duplicate_segments++;
