@@ -9,7 +9,8 @@ set -eu
 
 build="gcc make pkg-config libarchive-dev zlib1g-dev libjansson-dev libpcap-dev libatf-dev"
 test="kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util-linux mandoc
-      bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump"
+      bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump
+      nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils clang"
 bench="hyperfine libarchive-tools linux-source-6.1"
 
 case "${1:-all}" in

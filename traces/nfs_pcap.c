@@ -3,6 +3,7 @@
  * (pcap or pcapng) or a live interface, through a BPF filter. Reading is
  * kept apart from decoding (nfs_decode.c), which never sees libpcap.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -57,6 +58,11 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot capture on '%s': %s", iface,
 		    pcap_geterr(p));
+		pcap_close(p);
+		return NULL;
+	}
+	if (pcap_setnonblock(p, 1, ebuf) == -1) {
+		snprintf(err, errlen, "cannot capture on '%s': %s", iface, ebuf);
 		pcap_close(p);
 		return NULL;
 	}
@@ -118,7 +124,22 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 		return -1;
 	}
 	for (;;) {
-		rc = pcap_next_ex(p, &h, &bytes);
+		/*
+		 * Live, wait in poll(2) rather than in libpcap: with no traffic
+		 * at all, its read timeout may never fire (TPACKET_V3 retires
+		 * no empty blocks), and the clock and *stop must be looked at.
+		 */
+		if (cap->iface != NULL) {
+			struct pollfd pfd = {.fd = pcap_get_selectable_fd(p),
+			    .events = POLLIN};
+
+			if (poll(&pfd, 1, LIVE_TIMEOUT_MS) <= 0)
+				rc = 0;
+			else
+				rc = pcap_next_ex(p, &h, &bytes);
+		} else {
+			rc = pcap_next_ex(p, &h, &bytes);
+		}
 		if (rc == 1) {
 			int64_t ts = (int64_t)h->ts.tv_sec * 1000000000 +
 			    (int64_t)h->ts.tv_usec * (nano ? 1 : 1000);
