@@ -6,14 +6,40 @@
 #ifndef UBC_CMD_H
 #define UBC_CMD_H
 
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "replay/replay.h"
+#include "traces/traces.h"
+
 /* Exit statuses shared by every subcommand. */
 #define EXIT_USAGE 2
 
 int cmd_tar(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_dd(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 int cmd_nfs(int argc, char **argv);
 
 /* Prints the synopsis of every command to stderr (usage errors). */
 void usage_synopsis(void);
+
+/*
+ * cmd_common.c. The sampling interval as written: "100ms", "0.5s", "250us",
+ * or a plain number of seconds as iostat takes it; 1 ms to 1 h.
+ */
+int cmd_parse_interval(const char *s, int64_t *ns);
+
+/*
+ * One measured phase: fn(arg) in a child while the probe ticks every
+ * interval, then the probe's mark; p gets the times, rusage, the child's
+ * report and each device's statistics. -1 when the phase could not be run
+ * or measured (err says why), 0 otherwise, with p->failed saying whether
+ * the work itself failed.
+ */
+int cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
+    replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen);
 
 #endif

@@ -34,7 +34,7 @@
  * interval means at all.
  */
 #define DEFAULT_INTERVAL_NS 100000000LL
-#define MAX_RUNS 1000
+#define MAX_RUNS            1000
 
 struct opts {
 	int runs;
@@ -42,6 +42,7 @@ struct opts {
 	const char *label;
 	const char *output;
 	const char *probe;
+	const char *trace_out;
 	enum replay_fsync fsync;
 	int drop_caches;
 	int keep;
@@ -50,41 +51,17 @@ struct opts {
 	const char *dir;
 };
 
-enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_VERSION };
+enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_TRACE_OUT, OPT_VERSION };
 
 static const struct option longopts[] = {
-	{"drop-caches", no_argument, NULL, OPT_DROP},
-	{"fsync", required_argument, NULL, OPT_FSYNC},
-	{"keep", no_argument, NULL, OPT_KEEP},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"drop-caches", no_argument, NULL, OPT_DROP},
+    {"fsync", required_argument, NULL, OPT_FSYNC},
+    {"keep", no_argument, NULL, OPT_KEEP},
+    {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
-
-/* "100ms", "0.5s", "250us", or a plain number of seconds as iostat takes. */
-static int
-parse_interval(const char *s, int64_t *ns)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v <= 0)
-		return -1;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		v *= 1e9;
-	else if (strcmp(end, "ms") == 0)
-		v *= 1e6;
-	else if (strcmp(end, "us") == 0)
-		v *= 1e3;
-	else
-		return -1;
-	if (v < 1e6 || v > 3600e9)
-		return -1;
-	*ns = (int64_t)v;
-	return 0;
-}
 
 static int
 parse(int argc, char **argv, struct opts *o)
@@ -97,13 +74,14 @@ parse(int argc, char **argv, struct opts *o)
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->probe = "auto";
 	o->fsync = FSYNC_END;
-	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
 		case 'i':
-			if (parse_interval(optarg, &o->interval_ns) == -1) {
+			if (cmd_parse_interval(optarg, &o->interval_ns) == -1) {
 				warnx("interval '%s' is not a time between 1ms "
-				    "and 1h (e.g. 100ms, 1s)", optarg);
+				      "and 1h (e.g. 100ms, 1s)",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -129,7 +107,8 @@ parse(int argc, char **argv, struct opts *o)
 			    strcmp(optarg, "interval") != 0 &&
 			    strcmp(optarg, "none") != 0) {
 				warnx("probe '%s' is not auto, exact, interval "
-				    "or none", optarg);
+				      "or none",
+				    optarg);
 				return -1;
 			}
 			o->probe = optarg;
@@ -161,6 +140,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_KEEP:
 			o->keep = 1;
+			break;
+		case OPT_TRACE_OUT:
+			o->trace_out = optarg;
 			break;
 		default:
 			return -1;
@@ -203,69 +185,28 @@ check_dir(const char *dir)
 	return 0;
 }
 
-static int
-tick(void *probe, char *err, size_t errlen)
-{
-	return probe_tick(probe, err, errlen);
-}
-
-/* Copies what the child and the probe measured into a phase result. */
-static void
-fill_phase(struct phase_result *p, const char *name,
-    const struct replay_outcome *o, size_t ndev)
-{
-	const struct rusage *ru = &o->ru;
-
-	p->name = name;
-	p->failed = o->report.failed;
-	snprintf(p->error, sizeof(p->error), "%s", o->report.error);
-	p->elapsed_ns = o->elapsed_ns;
-	p->user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
-	    (int64_t)ru->ru_utime.tv_usec * 1000;
-	p->sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 +
-	    (int64_t)ru->ru_stime.tv_usec * 1000;
-	p->maxrss_kib = ru->ru_maxrss;
-	p->inblock = (uint64_t)ru->ru_inblock;
-	p->oublock = (uint64_t)ru->ru_oublock;
-	p->majflt = (uint64_t)ru->ru_majflt;
-	p->minflt = (uint64_t)ru->ru_minflt;
-	p->nswap = (uint64_t)ru->ru_nswap;
-	p->nvcsw = (uint64_t)ru->ru_nvcsw;
-	p->nivcsw = (uint64_t)ru->ru_nivcsw;
-	p->entries = o->report.entries;
-	p->bytes = o->report.bytes;
-	p->app_ops = o->report.app_ops;
-	p->app_bytes = o->report.app_bytes;
-	p->app_size = o->report.app_size;
-	p->ndev = ndev;
-}
-
 struct job {
 	const struct opts *o;
 	const struct target *t;
 	struct probe *probe;
 	const struct replay_archive_info *info;
-	const char *archive;	/* absolute */
+	const char *archive; /* absolute */
+	int run;             /* the run going on, from 1 */
 	char rundir[PATH_MAX];
-	struct devstats between[DEVSTATS_MAXDEV];	/* outside the runs */
+	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 };
 
-/*
- * One phase: fn in a child, then the probe's mark. Returns -1 when the phase
- * could not be run or measured (err says why; the run is then interrupted
- * or broken), 0 otherwise, with p->failed telling whether the work failed.
- */
 static int
 phase(struct job *j, const char *name, replay_fn fn, void *arg,
     struct phase_result *p, char *err, size_t errlen)
 {
-	struct replay_outcome out;
+	char label[64];
 
-	if (replay_child(fn, arg, j->o->interval_ns, tick, j->probe, &out, err,
-	    errlen) == -1)
-		return -1;
-	fill_phase(p, name, &out, j->t->ndev);
-	return probe_mark(j->probe, p->dev, err, errlen);
+	/* The trace (--trace-out) names each phase the mark ends. */
+	snprintf(label, sizeof(label), "run %d %s", j->run, name);
+	probe_label(j->probe, label);
+	return cmd_phase(
+	    j->probe, j->o->interval_ns, name, fn, arg, p, err, errlen);
 }
 
 /* The remove phase: the tree, then (unless --fsync none) a sync. */
@@ -276,7 +217,7 @@ remove_fn(void *arg, struct replay_report *rep)
 
 	if (j->o->fsync == FSYNC_NONE)
 		rep->failed = replay_remove_tree(j->rundir, rep->error,
-		    sizeof(rep->error)) == -1;
+		                  sizeof(rep->error)) == -1;
 	else
 		replay_remove(j->rundir, rep);
 }
@@ -298,32 +239,39 @@ one_run(struct job *j, int idx, struct run_result *run)
 		goto broken;
 	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
 	if (mkdtemp(tmpl) == NULL) {
-		snprintf(err, sizeof(err), "cannot make a run directory in "
-		    "'%s': %s", j->o->dir, strerror(errno));
+		snprintf(err, sizeof(err),
+		    "cannot make a run directory in "
+		    "'%s': %s",
+		    j->o->dir, strerror(errno));
 		goto broken;
 	}
 	snprintf(j->rundir, sizeof(j->rundir), "%s", tmpl);
+	j->run = idx;
+	probe_label(j->probe, "between");
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
 	for (size_t i = 0; i < j->t->ndev; i++)
 		devstats_add(&j->between[i], &before[i]);
 
 	tj = (struct replay_tar_job){.archive = j->archive,
-	    .rundir = j->rundir, .fsync = j->o->fsync, .info = j->info,
-	    .progress = !j->o->quiet && isatty(STDERR_FILENO), .run = idx};
+	    .rundir = j->rundir,
+	    .fsync = j->o->fsync,
+	    .info = j->info,
+	    .progress = !j->o->quiet && isatty(STDERR_FILENO),
+	    .run = idx};
 	p = &run->phase[run->nphase++];
-	if (phase(j, "extract", replay_tar_extract, &tj, p, err,
-	    sizeof(err)) == -1)
+	if (phase(j, "extract", replay_tar_extract, &tj, p, err, sizeof(err)) ==
+	    -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		p = &run->phase[run->nphase++];
 		if (phase(j, "sync", replay_sync, j->rundir, p, err,
-		    sizeof(err)) == -1)
+		        sizeof(err)) == -1)
 			goto cleanup;
 		what = p->failed ? p->error : NULL;
 	}
-	if (j->o->keep && what == NULL) {
+	if (j->o->keep) {
 		if (!j->o->quiet)
 			fprintf(stderr, "ubcreplay: run %d kept in %s\n", idx,
 			    j->rundir);
@@ -354,13 +302,15 @@ broken:
 	return -1;
 }
 
+/* The archive's entries and bytes are what the first run extracted. */
 static json_t *
-workload_json(const struct opts *o, const struct replay_archive_info *info)
+workload_json(const struct opts *o, const struct replay_archive_info *info,
+    const struct run_result *first)
 {
 	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
 	    o->archive, "format", info->format, "filter", info->filter,
-	    "entries", (json_int_t)info->entries, "bytes",
-	    (json_int_t)info->bytes, "fsync", fsync_name(o->fsync),
+	    "entries", (json_int_t)first->phase[0].entries, "bytes",
+	    (json_int_t)first->phase[0].bytes, "fsync", fsync_name(o->fsync),
 	    "drop_caches", o->drop_caches, "keep", o->keep);
 }
 
@@ -383,7 +333,7 @@ cmd_tar(int argc, char **argv)
 	}
 	if (check_dir(o.dir) == -1)
 		return EXIT_FAILURE;
-	if (replay_archive_scan(o.archive, &info, err, sizeof(err)) == -1) {
+	if (replay_archive_identify(o.archive, &info, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -411,9 +361,16 @@ cmd_tar(int argc, char **argv)
 	j.info = &info;
 	j.archive = archive;
 	replay_catch_signals();
-	if ((j.probe = probe_open(o.probe, &t, o.interval_ns, err,
-	    sizeof(err))) == NULL) {
+	if ((j.probe = probe_open(
+	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
+		free(runs);
+		return EXIT_FAILURE;
+	}
+	if (o.trace_out != NULL &&
+	    probe_keep_records(j.probe, err, sizeof(err)) == -1) {
+		warnx("--trace-out: %s", err);
+		probe_close(j.probe);
 		free(runs);
 		return EXIT_FAILURE;
 	}
@@ -426,6 +383,9 @@ cmd_tar(int argc, char **argv)
 		struct run_result *run = &runs[nrun++];
 
 		if (one_run(&j, nrun, run) == -1) {
+			/* A killed child may have left its progress line. */
+			if (!o.quiet && isatty(STDERR_FILENO))
+				fputs("\r\033[K", stderr);
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
 			break;
@@ -452,7 +412,7 @@ cmd_tar(int argc, char **argv)
 	r.kind = "tar";
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
-	r.workload = workload_json(&o, &info);
+	r.workload = workload_json(&o, &info, &runs[0]);
 	r.ntarget = 1;
 	r.targets = &t;
 	r.probe = j.probe;
@@ -460,6 +420,22 @@ cmd_tar(int argc, char **argv)
 	r.runs = runs;
 	r.between = j.between;
 	doc = result_json(&r);
+	/* The trace, like the result, is written after every measurement. */
+	if (doc != NULL && o.trace_out != NULL) {
+		char *text =
+		    json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (text == NULL ||
+		    probe_trace_write(
+		        j.probe, o.trace_out, text, err, sizeof(err)) == -1) {
+			warnx("%s",
+			    text == NULL ? "cannot write the trace: "
+			                   "out of memory"
+			                 : err);
+			status = EXIT_FAILURE;
+		}
+		free(text);
+	}
 	probe_close(j.probe);
 	free(runs);
 	if (doc == NULL) {
@@ -473,8 +449,10 @@ cmd_tar(int argc, char **argv)
 		status = EXIT_FAILURE;
 	}
 	if (!o.quiet)
-		report_text(doc, o.output != NULL && strcmp(o.output, "-") == 0 ?
-		    stderr : stdout, 0);
+		report_text(doc,
+		    o.output != NULL && strcmp(o.output, "-") == 0 ? stderr
+		                                                   : stdout,
+		    0);
 	json_decref(doc);
 	return status;
 }

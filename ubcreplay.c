@@ -14,18 +14,36 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-	{"report", cmd_report},
-	{"nfs", cmd_nfs},
+    {"compare", cmd_compare},
+    {"report", cmd_report},
+    {"dd", cmd_dd},
+    {"sweep", cmd_sweep},
+    {"matrix", cmd_matrix},
+    {"nfs", cmd_nfs},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                 [-p probe] [--drop-caches] [--fsync none|file|end]\n"
-    "                 [--keep] archive dir\n"
+    "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
+    "                 [--keep] [--trace-out file] archive dir\n"
+    "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       ubcreplay report [--svg file] file\n"
+    "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
+    "                    [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
+    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
+    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
+    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay matrix --from files --to files [--size n] [-q]\n"
+    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n"
     "       ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] [-o file]\n"
-    "                     [-r file] [-t seconds]\n"
-    "       ubcreplay report file\n";
+    "                     [-r file] [-t seconds]\n";
 
 void
 usage_synopsis(void)
@@ -38,7 +56,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
-		    i++)
+		     i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				exit(commands[i].fn(argc - 1, argv + 1));
 		if (strcmp(argv[1], "-h") == 0 ||

@@ -24,12 +24,12 @@
 #include "hist.h"
 #include "../traces/traces.h"
 
-#define RESULT_SCHEMA 1
+#define RESULT_SCHEMA   1
 #define RESULT_MAXPHASE 4
 
 /* One phase of one run: times, the child's rusage, what the devices did. */
 struct phase_result {
-	const char *name;	/* "extract", "sync", "remove" */
+	const char *name; /* "extract", "sync", "remove" */
 	int failed;
 	char error[768];
 	int64_t elapsed_ns, user_ns, sys_ns;
@@ -43,18 +43,18 @@ struct phase_result {
 };
 
 struct run_result {
-	const char *status;	/* "ok", "failed", "interrupted" */
+	const char *status; /* "ok", "failed", "interrupted" */
 	char error[768];
 	size_t nphase;
 	struct phase_result phase[RESULT_MAXPHASE];
 };
 
 struct result {
-	const char *kind;	/* "tar" */
+	const char *kind; /* "tar" */
 	const char *label;
 	const char *status;
 	time_t started;
-	json_t *workload;	/* built by the front end; stolen */
+	json_t *workload; /* built by the front end; stolen */
 	size_t ntarget;
 	const struct target *targets;
 	const struct probe *probe;
@@ -100,7 +100,32 @@ struct spread {
 };
 struct spread stats_spread(const int64_t *v, size_t n);
 
+/*
+ * Reading a result document: the integer or string at key of an object, 0
+ * or "" when it is missing or of another type, so a renderer needs no check
+ * at every step (result_load has checked the shape that matters).
+ */
+int64_t result_geti(const json_t *o, const char *key);
+const char *result_gets(const json_t *o, const char *key);
+
+/*
+ * The result of a run computed again from its trace file (--trace-out): the
+ * device statistics from the trace's records, the rest from the result the
+ * run stored in it. NULL with the reason in err.
+ */
+json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
+
 /* The text report of a result document. quiet: the summary only. */
 void report_text(json_t *doc, FILE *fp, int quiet);
+
+/*
+ * The parts of the text report that only dd results have: REPORT_DD_RUNS,
+ * dd's closing lines and the lossage of each run of a "dd" result;
+ * REPORT_DD_TABLES, the whole report of a "sweep" (block size against
+ * transfer rate) or a "matrix" (source by destination, transfer time and
+ * lossage). Returns 1 when it printed, 0 when doc has no such part.
+ */
+enum { REPORT_DD_RUNS, REPORT_DD_TABLES };
+int report_dd_text(json_t *doc, FILE *fp, int part);
 
 #endif

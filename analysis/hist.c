@@ -63,7 +63,7 @@ hist_label(unsigned b, char *buf, size_t len)
 	if (u == 0)
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)v,
-		    units[u - 1]);
+		snprintf(
+		    buf, len, "%llu%c", (unsigned long long)v, units[u - 1]);
 	return buf;
 }

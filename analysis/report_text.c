@@ -16,20 +16,6 @@
 
 #define BAR_WIDTH 32
 
-static int64_t
-geti(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-static const char *
-gets_(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
 static void
 seconds(char *buf, size_t len, int64_t ns)
 {
@@ -42,19 +28,26 @@ megabytes(char *buf, size_t len, int64_t bytes)
 	snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
 }
 
-/* A size_hist object back into a histogram. */
+/* A histogram object back into a histogram; minkey names its bounds. */
 static void
-hist_from(const json_t *h, struct hist *out)
+hist_from_key(const json_t *h, const char *minkey, struct hist *out)
 {
 	const json_t *b;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach(json_object_get(h, "buckets"), i, b) {
-		uint64_t min = (uint64_t)geti(b, "min_bytes");
+	json_array_foreach (json_object_get(h, "buckets"), i, b) {
+		uint64_t min = (uint64_t)result_geti(b, minkey);
 
-		out->count[hist_bucket(min)] += (uint64_t)geti(b, "count");
+		out->count[hist_bucket(min)] +=
+		    (uint64_t)result_geti(b, "count");
 	}
+}
+
+static void
+hist_from(const json_t *h, struct hist *out)
+{
+	hist_from_key(h, "min_bytes", out);
 }
 
 static void
@@ -65,45 +58,52 @@ header(json_t *doc, FILE *fp)
 	const json_t *t;
 	size_t i;
 
-	fprintf(fp, "ubcreplay %s: %s", gets_(doc, "kind"), gets_(doc, "label"));
+	fprintf(fp, "ubcreplay %s: %s", result_gets(doc, "kind"),
+	    result_gets(doc, "label"));
 	fprintf(fp, "\n");
 	if (json_object_get(w, "archive") != NULL)
-		fprintf(fp, "archive  %s: %" PRId64 " entries, %.1f MB "
-		    "(%s, %s); fsync %s%s\n", gets_(w, "archive"),
-		    geti(w, "entries"), (double)geti(w, "bytes") / 1e6,
-		    gets_(w, "format"), gets_(w, "filter"), gets_(w, "fsync"),
-		    json_is_true(json_object_get(w, "drop_caches")) ?
-		    ", caches dropped before each run" : "");
-	if (strcmp(gets_(doc, "kind"), "nfs") == 0)
-		fprintf(fp, "capture  %s %s, filter '%s', link %s, snaplen %"
-		    PRId64 "\n", gets_(w, "source"), gets_(w, "name"),
-		    gets_(w, "filter"), gets_(w, "linktype"),
-		    geti(w, "snaplen"));
-	json_array_foreach(json_object_get(doc, "targets"), i, t) {
+		fprintf(fp,
+		    "archive  %s: %" PRId64 " entries, %.1f MB "
+		    "(%s, %s); fsync %s%s\n",
+		    result_gets(w, "archive"), result_geti(w, "entries"),
+		    (double)result_geti(w, "bytes") / 1e6,
+		    result_gets(w, "format"), result_gets(w, "filter"),
+		    result_gets(w, "fsync"),
+		    json_is_true(json_object_get(w, "drop_caches"))
+		        ? ", caches dropped before each run"
+		        : "");
+	if (strcmp(result_gets(doc, "kind"), "nfs") == 0)
+		fprintf(fp, "capture  %s %s, filter '%s', link %s, snaplen %" PRId64
+		    "\n", result_gets(w, "source"), result_gets(w, "name"),
+		    result_gets(w, "filter"), result_gets(w, "linktype"),
+		    result_geti(w, "snaplen"));
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
 
-		fprintf(fp, "target   %s: %s (%s) from %s", gets_(t, "path"),
-		    gets_(t, "fstype"), gets_(t, "options"),
-		    gets_(t, "source"));
-		json_array_foreach(json_object_get(t, "devices"), k, d)
+		fprintf(fp, "target   %s: %s (%s) from %s",
+		    result_gets(t, "path"), result_gets(t, "fstype"),
+		    result_gets(t, "options"), result_gets(t, "source"));
+		json_array_foreach (json_object_get(t, "devices"), k, d)
 			fprintf(fp, "%s%s%s%s", k == 0 ? " [" : ", ",
-			    gets_(d, "name"),
-			    strcmp(gets_(d, "role"), "fs") != 0 ? " " : "",
-			    strcmp(gets_(d, "role"), "fs") != 0 ?
-			    gets_(d, "role") : "");
+			    result_gets(d, "name"),
+			    strcmp(result_gets(d, "role"), "fs") != 0 ? " "
+			                                              : "",
+			    strcmp(result_gets(d, "role"), "fs") != 0
+			        ? result_gets(d, "role")
+			        : "");
 		fprintf(fp, "%s\n",
 		    json_array_size(json_object_get(t, "devices")) ? "]" : "");
 		if (json_object_get(t, "nodev_reason") != NULL)
 			fprintf(fp, "         no device statistics: %s\n",
-			    gets_(t, "nodev_reason"));
+			    result_gets(t, "nodev_reason"));
 	}
-	fprintf(fp, "probe    %s, %s", gets_(p, "name"),
-	    gets_(p, "resolution"));
-	if (strcmp(gets_(p, "resolution"), "interval") == 0)
+	fprintf(fp, "probe    %s, %s", result_gets(p, "name"),
+	    result_gets(p, "resolution"));
+	if (strcmp(result_gets(p, "resolution"), "interval") == 0)
 		fprintf(fp, " every %" PRId64 " ms",
-		    geti(p, "interval_ns") / 1000000);
-	fprintf(fp, ": %s\n", gets_(p, "why"));
+		    result_geti(p, "interval_ns") / 1000000);
+	fprintf(fp, ": %s\n", result_gets(p, "why"));
 }
 
 static void
@@ -111,9 +111,10 @@ xfer_line(FILE *fp, const char *dir, const json_t *x)
 {
 	char mb[32];
 
-	megabytes(mb, sizeof(mb), geti(x, "bytes"));
+	megabytes(mb, sizeof(mb), result_geti(x, "bytes"));
 	fprintf(fp, "  %-5s %9" PRId64 " ops %11s %8.1f KB/t", dir,
-	    geti(x, "ops"), mb, (double)geti(x, "mean_bytes") / 1024);
+	    result_geti(x, "ops"), mb,
+	    (double)result_geti(x, "mean_bytes") / 1024);
 }
 
 /*
@@ -144,8 +145,9 @@ bucket_table(FILE *fp, const char *title, const struct hist *cols,
 		fprintf(fp, " %12s", names[c]);
 	fprintf(fp, "\n");
 	for (unsigned b = lo; b <= hi; b++) {
-		int w = max == 0 ? 0 :
-		    (int)((bar->count[b] * BAR_WIDTH + max - 1) / max);
+		int w = max == 0
+		    ? 0
+		    : (int)((bar->count[b] * BAR_WIDTH + max - 1) / max);
 
 		fprintf(fp, "  %6s", hist_label(b, label, sizeof(label)));
 		for (size_t c = 0; c < ncol; c++)
@@ -159,60 +161,258 @@ hist_title(const json_t *doc)
 {
 	const json_t *p = json_object_get(doc, "probe");
 
-	return strcmp(gets_(p, "resolution"), "exact") == 0 ?
-	    "write sizes (one count per request)" :
-	    "write sizes (device column: interval means weighted by "
-	    "operations, not single requests)";
+	return strcmp(result_gets(p, "resolution"), "exact") == 0
+	    ? "write sizes (one count per request)"
+	    : "write sizes (device column: interval means weighted by "
+	      "operations, not single requests)";
+}
+
+/* Sums key over the phases' device n, in direction dir (NULL: the device). */
+static int64_t
+phase_sum(const json_t *phases, size_t n, const char *dir, const char *key)
+{
+	const json_t *ph;
+	int64_t v = 0;
+	size_t i;
+
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+
+		v +=
+		    result_geti(dir != NULL ? json_object_get(d, dir) : d, key);
+	}
+	return v;
+}
+
+static void
+phase_hist(const json_t *phases, size_t n, const char *dir, const char *key,
+    const char *minkey, struct hist *out)
+{
+	const json_t *ph;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+		struct hist h;
+
+		hist_from_key(
+		    json_object_get(
+		        dir != NULL ? json_object_get(d, dir) : d, key),
+		    minkey, &h);
+		hist_merge(out, &h);
+	}
+}
+
+static const char *
+nslabel(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%" PRIu64 "us", ns / 1000);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / 1000000);
+	else
+		snprintf(buf, len, "%.0fs", (double)ns / 1e9);
+	return buf;
+}
+
+/*
+ * The size x latency table of the write requests: a row per size bucket, a
+ * column per latency bucket, counts of requests.
+ */
+static void
+latency_table(FILE *fp, const json_t *phases, size_t n)
+{
+	static uint64_t cell[HIST_NBUCKETS][HIST_NBUCKETS];
+	unsigned rlo = HIST_NBUCKETS, rhi = 0, clo = HIST_NBUCKETS, chi = 0;
+	const json_t *ph, *c;
+	char label[16];
+	size_t i, k;
+
+	memset(cell, 0, sizeof(cell));
+	json_array_foreach (phases, i, ph) {
+		const json_t *w = json_object_get(
+		    json_array_get(json_object_get(ph, "devices"), n), "write");
+
+		json_array_foreach (json_object_get(w, "lat_by_size"), k, c) {
+			unsigned r =
+			    hist_bucket((uint64_t)result_geti(c, "min_bytes"));
+			unsigned l =
+			    hist_bucket((uint64_t)result_geti(c, "min_ns"));
+
+			cell[r][l] += (uint64_t)result_geti(c, "count");
+			rlo = r < rlo ? r : rlo;
+			rhi = r > rhi ? r : rhi;
+			clo = l < clo ? l : clo;
+			chi = l > chi ? l : chi;
+		}
+	}
+	if (rlo == HIST_NBUCKETS)
+		return;
+	fprintf(fp,
+	    "  write latency, issue to completion (requests by size "
+	    "and time)\n  %6s",
+	    "size");
+	for (unsigned l = clo; l <= chi; l++)
+		fprintf(fp, " %6s",
+		    l == 0 ? "<1us"
+		           : nslabel(hist_bucket_min(l), label, sizeof(label)));
+	fprintf(fp, "\n");
+	for (unsigned r = rlo; r <= rhi; r++) {
+		fprintf(fp, "  %6s", hist_label(r, label, sizeof(label)));
+		for (unsigned l = clo; l <= chi; l++)
+			fprintf(fp, " %6" PRIu64, cell[r][l]);
+		fprintf(fp, "\n");
+	}
+}
+
+/* What only the exact probe sees: merging, sequentiality, flushes, latency. */
+static void
+exact_block(FILE *fp, const json_t *phases, size_t n)
+{
+	int64_t ops = phase_sum(phases, n, "write", "ops");
+	int64_t bios = phase_sum(phases, n, "write", "bios");
+	int64_t seq = phase_sum(phases, n, "write", "seq_ops");
+	int64_t flushes = phase_sum(phases, n, NULL, "flushes");
+	int64_t lost = phase_sum(phases, n, NULL, "lost_events");
+	int64_t ep = phase_sum(phases, n, NULL, "empty_preflush");
+	struct hist runs, lat;
+	unsigned longest = 0, b;
+	char label[16];
+	const json_t *ph;
+	size_t i;
+	int has_kern = 0;
+	int64_t kw = 0, kf = 0;
+
+	phase_hist(phases, n, "write", "seq_run_hist", "min_requests", &runs);
+	for (b = 0; b < HIST_NBUCKETS; b++)
+		if (runs.count[b] != 0)
+			longest = b;
+	fprintf(fp,
+	    "  write: %" PRId64 " bios into %" PRId64 " requests "
+	    "(%.2f bios per request); %.1f%% sequential, %" PRIu64 " runs, "
+	    "longest %s+ requests\n",
+	    bios, ops, ops ? (double)bios / (double)ops : 0.0,
+	    ops ? 100.0 * (double)seq / (double)ops : 0.0, hist_total(&runs),
+	    hist_label(longest, label, sizeof(label)));
+	fprintf(fp,
+	    "  flushes: %" PRId64 " issued; FUA: %" PRId64 " requests (%" PRId64
+	    " bios asked); preflush: %" PRId64 " data bios, %" PRId64
+	    " empty\n",
+	    flushes, phase_sum(phases, n, "write", "fua"),
+	    phase_sum(phases, n, "write", "bio_fua"),
+	    phase_sum(phases, n, "write", "bio_preflush"), ep);
+	json_array_foreach (phases, i, ph) {
+		const json_t *d =
+		    json_array_get(json_object_get(ph, "devices"), n);
+		char a[16], z[16];
+
+		if (result_geti(d, "flushes") > 0)
+			fprintf(fp,
+			    "    %s: %" PRId64 " flushes, first at %s, "
+			    "last at %s\n",
+			    result_gets(ph, "phase"), result_geti(d, "flushes"),
+			    nslabel((uint64_t)result_geti(d, "flush_first_ns"),
+			        a, sizeof(a)),
+			    nslabel((uint64_t)result_geti(d, "flush_last_ns"),
+			        z, sizeof(z)));
+		if (json_object_get(d, "diskstats") != NULL) {
+			const json_t *k = json_object_get(d, "diskstats");
+
+			has_kern = 1;
+			kw += result_geti(k, "write_ops");
+			kf += result_geti(k, "flushes");
+		}
+	}
+	phase_hist(phases, n, "write", "lat_hist", "min_ns", &lat);
+	latency_table(fp, phases, n);
+	/* Reconcile with the kernel's own counters, and say when they differ.
+	 */
+	if (has_kern) {
+		int ok = kw == ops + ep && kf == flushes;
+
+		fprintf(fp,
+		    "  diskstats: %" PRId64 " write ops %s %" PRId64
+		    " requests + %" PRId64 " empty preflush writes; %" PRId64
+		    " flushes %s %" PRId64 "%s\n",
+		    kw, kw == ops + ep ? "=" : "!=", ops, ep, kf,
+		    kf == flushes ? "=" : "!=", flushes,
+		    ok ? ""
+		       : " (requests in flight at a phase boundary, "
+		         "or lost events)");
+	}
+	if (lost > 0)
+		fprintf(fp,
+		    "  LOST EVENTS: %" PRId64 " (the exact counts are "
+		    "low by about that many events)\n",
+		    lost);
 }
 
 static void
 run_block(json_t *doc, const json_t *run, FILE *fp)
 {
 	const json_t *phases = json_object_get(run, "phases"), *ph, *d;
-	struct hist app, dev[DEVSTATS_MAXDEV];
-	const char *names[2] = {"app write()", NULL};
+	struct hist app, dev[DEVSTATS_MAXDEV], bios[DEVSTATS_MAXDEV];
+	const char *names[3] = {"app write()", "bios", NULL};
+	int exact;
 	size_t i, k, ndev = 0;
 	char el[32];
 
-	fprintf(fp, "\nrun %-4" PRId64 " %s", geti(run, "run"),
-	    gets_(run, "time_line"));
-	if (strcmp(gets_(run, "status"), "ok") != 0)
-		fprintf(fp, "  [%s: %s]", gets_(run, "status"),
-		    gets_(run, "error"));
+	fprintf(fp, "\nrun %-4" PRId64 " %s", result_geti(run, "run"),
+	    result_gets(run, "time_line"));
+	if (strcmp(result_gets(run, "status"), "ok") != 0)
+		fprintf(fp, "  [%s: %s]", result_gets(run, "status"),
+		    result_gets(run, "error"));
 	fprintf(fp, "\n        ");
-	json_array_foreach(phases, i, ph) {
-		seconds(el, sizeof(el), geti(ph, "elapsed_ns"));
-		fprintf(fp, " %s %s", gets_(ph, "phase"), el);
+	json_array_foreach (phases, i, ph) {
+		seconds(el, sizeof(el), result_geti(ph, "elapsed_ns"));
+		fprintf(fp, " %s %s", result_gets(ph, "phase"), el);
 	}
 	fprintf(fp, "\n");
 
 	/* Sum the phases per device: the run as the device saw it. */
 	memset(&app, 0, sizeof(app));
 	memset(dev, 0, sizeof(dev));
+	memset(bios, 0, sizeof(bios));
 	ph = json_array_get(phases, 0);
 	ndev = json_array_size(json_object_get(ph, "devices"));
+	/* An exact probe saw the bios too: a column of their own. */
+	exact =
+	    json_object_get(
+	        json_object_get(
+	            json_array_get(json_object_get(ph, "devices"), 0), "write"),
+	        "bios") != NULL;
 	if (ndev > DEVSTATS_MAXDEV)
 		ndev = DEVSTATS_MAXDEV;
 	for (size_t n = 0; n < ndev; n++) {
 		int64_t v[2][3] = {{0}}, flushes = 0;
 		const char *name = "";
 
-		json_array_foreach(phases, i, ph) {
+		json_array_foreach (phases, i, ph) {
 			struct hist h;
 
 			d = json_array_get(json_object_get(ph, "devices"), n);
-			name = gets_(d, "device");
+			name = result_gets(d, "device");
 			for (k = 0; k < 2; k++) {
-				const json_t *x = json_object_get(d,
-				    k == 0 ? "read" : "write");
+				const json_t *x = json_object_get(
+				    d, k == 0 ? "read" : "write");
 
-				v[k][0] += geti(x, "ops");
-				v[k][1] += geti(x, "bytes");
+				v[k][0] += result_geti(x, "ops");
+				v[k][1] += result_geti(x, "bytes");
 			}
-			flushes += geti(d, "flushes");
-			hist_from(json_object_get(json_object_get(d, "write"),
-			    "size_hist"), &h);
+			flushes += result_geti(d, "flushes");
+			hist_from(json_object_get(
+			              json_object_get(d, "write"), "size_hist"),
+			    &h);
 			hist_merge(&dev[n], &h);
+			hist_from(json_object_get(json_object_get(d, "write"),
+			              "bio_size_hist"),
+			    &h);
+			hist_merge(&bios[n], &h);
 		}
 		fprintf(fp, "  %s\n", name);
 		for (k = 0; k < 2; k++) {
@@ -227,20 +427,31 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			    flushes);
 		}
 	}
-	json_array_foreach(phases, i, ph) {
+	json_array_foreach (phases, i, ph) {
 		struct hist h;
 
-		hist_from(json_object_get(json_object_get(ph, "app_write"),
-		    "size_hist"), &h);
+		hist_from(json_object_get(
+		              json_object_get(ph, "app_write"), "size_hist"),
+		    &h);
 		hist_merge(&app, &h);
 	}
 	for (size_t n = 0; n < ndev; n++) {
-		struct hist cols[2] = {app, dev[n]};
+		struct hist cols[3] = {app, bios[n], dev[n]};
 
-		d = json_array_get(json_object_get(json_array_get(phases, 0),
-		    "devices"), n);
-		names[1] = gets_(d, "device");
-		bucket_table(fp, hist_title(doc), cols, names, 2);
+		d = json_array_get(
+		    json_object_get(json_array_get(phases, 0), "devices"), n);
+		if (exact) {
+			names[2] = result_gets(d, "device");
+			bucket_table(fp,
+			    "write sizes per layer (write() calls, "
+			    "bios submitted, device requests)",
+			    cols, names, 3);
+			exact_block(fp, phases, n);
+		} else {
+			cols[1] = dev[n];
+			names[1] = result_gets(d, "device");
+			bucket_table(fp, hist_title(doc), cols, names, 2);
+		}
 	}
 	if (ndev == 0) {
 		names[1] = "app write()";
@@ -250,18 +461,19 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 
 /* scale 0: a count, printed as an integer. */
 static void
-spread_line(FILE *fp, const char *what, const json_t *s, double scale,
-    const char *unit)
+spread_line(
+    FILE *fp, const char *what, const json_t *s, double scale, const char *unit)
 {
 	if (scale == 0)
-		fprintf(fp, "  %-24s %10" PRId64 "    [%" PRId64 " .. %" PRId64
-		    "]\n", what, geti(s, "median"), geti(s, "min"),
-		    geti(s, "max"));
+		fprintf(fp,
+		    "  %-24s %10" PRId64 "    [%" PRId64 " .. %" PRId64 "]\n",
+		    what, result_geti(s, "median"), result_geti(s, "min"),
+		    result_geti(s, "max"));
 	else
 		fprintf(fp, "  %-24s %10.2f %-2s [%.2f .. %.2f]\n", what,
-		    (double)geti(s, "median") / scale, unit,
-		    (double)geti(s, "min") / scale,
-		    (double)geti(s, "max") / scale);
+		    (double)result_geti(s, "median") / scale, unit,
+		    (double)result_geti(s, "min") / scale,
+		    (double)result_geti(s, "max") / scale);
 }
 
 static void
@@ -272,13 +484,14 @@ summary(json_t *doc, FILE *fp)
 	char what[64];
 
 	fprintf(fp, "\nsummary over %" PRId64 " run%s (median [min .. max])\n",
-	    geti(s, "runs_ok"), geti(s, "runs_ok") == 1 ? "" : "s");
-	json_object_foreach((json_t *)json_object_get(s, "phases"), key, v) {
+	    result_geti(s, "runs_ok"),
+	    result_geti(s, "runs_ok") == 1 ? "" : "s");
+	json_object_foreach ((json_t *)json_object_get(s, "phases"), key, v) {
 		snprintf(what, sizeof(what), "%s elapsed", key);
-		spread_line(fp, what, json_object_get(v, "elapsed_ns"), 1e9,
-		    "s");
+		spread_line(
+		    fp, what, json_object_get(v, "elapsed_ns"), 1e9, "s");
 	}
-	json_object_foreach((json_t *)json_object_get(s, "devices"), key, v) {
+	json_object_foreach ((json_t *)json_object_get(s, "devices"), key, v) {
 		const json_t *w = json_object_get(v, "write");
 
 		snprintf(what, sizeof(what), "%s write ops", key);
@@ -286,10 +499,23 @@ summary(json_t *doc, FILE *fp)
 		snprintf(what, sizeof(what), "%s write bytes", key);
 		spread_line(fp, what, json_object_get(w, "bytes"), 1e6, "MB");
 		snprintf(what, sizeof(what), "%s write KB/t", key);
-		spread_line(fp, what, json_object_get(w, "mean_bytes"), 1024,
-		    "KB");
+		spread_line(
+		    fp, what, json_object_get(w, "mean_bytes"), 1024, "KB");
 		snprintf(what, sizeof(what), "%s flushes", key);
 		spread_line(fp, what, json_object_get(v, "flushes"), 0, "");
+		if (json_object_get(w, "bios") != NULL) {
+			snprintf(what, sizeof(what), "%s write bios", key);
+			spread_line(
+			    fp, what, json_object_get(w, "bios"), 0, "");
+			snprintf(what, sizeof(what), "%s sequential", key);
+			spread_line(
+			    fp, what, json_object_get(w, "seq_ops"), 0, "");
+		}
+		if (result_geti(json_object_get(v, "lost_events"), "max") > 0) {
+			snprintf(what, sizeof(what), "%s LOST EVENTS", key);
+			spread_line(
+			    fp, what, json_object_get(v, "lost_events"), 0, "");
+		}
 	}
 }
 
@@ -300,16 +526,20 @@ between(json_t *doc, FILE *fp)
 	const json_t *d;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(doc,
-	    "between_runs"), "devices"), i, d) {
+	json_array_foreach (
+	    json_object_get(json_object_get(doc, "between_runs"), "devices"), i,
+	    d) {
 		const json_t *r = json_object_get(d, "read");
 		const json_t *w = json_object_get(d, "write");
 
-		fprintf(fp, "%s  %s: %" PRId64 " reads, %" PRId64 " writes "
+		fprintf(fp,
+		    "%s  %s: %" PRId64 " reads, %" PRId64 " writes "
 		    "(%" PRId64 " bytes), %" PRId64 " flushes\n",
-		    i == 0 ? "\noutside the runs (the sync before each run)\n" :
-		    "", gets_(d, "device"), geti(r, "ops"), geti(w, "ops"),
-		    geti(w, "bytes"), geti(d, "flushes"));
+		    i == 0 ? "\noutside the runs (the sync before each run)\n"
+		           : "",
+		    result_gets(d, "device"), result_geti(r, "ops"),
+		    result_geti(w, "ops"), result_geti(w, "bytes"),
+		    result_geti(d, "flushes"));
 	}
 }
 
@@ -319,18 +549,23 @@ report_text(json_t *doc, FILE *fp, int quiet)
 	const json_t *run;
 	size_t i;
 
+	/* A sweep or a matrix is a table of transfers, not runs. */
+	if (report_dd_text(doc, fp, REPORT_DD_TABLES))
+		return;
 	header(doc, fp);
-	if (strcmp(gets_(doc, "kind"), "nfs") == 0) {
+	if (strcmp(result_gets(doc, "kind"), "nfs") == 0) {
 		/* The wire view has no phases: one run, its nfs object. */
-		json_array_foreach(json_object_get(doc, "runs"), i, run)
+		json_array_foreach (json_object_get(doc, "runs"), i, run)
 			nfs_report_text(json_object_get(run, "nfs"), fp);
 		return;
 	}
 	if (!quiet)
-		json_array_foreach(json_object_get(doc, "runs"), i, run)
+		json_array_foreach (json_object_get(doc, "runs"), i, run)
 			run_block(doc, run, fp);
+	if (!quiet)
+		report_dd_text(doc, fp, REPORT_DD_RUNS);
 	between(doc, fp);
 	summary(doc, fp);
-	if (strcmp(gets_(doc, "status"), "ok") != 0)
-		fprintf(fp, "\nstatus: %s\n", gets_(doc, "status"));
+	if (strcmp(result_gets(doc, "status"), "ok") != 0)
+		fprintf(fp, "\nstatus: %s\n", result_gets(doc, "status"));
 }

@@ -26,8 +26,8 @@ result_hist_json(const struct hist *h, const char *kind)
 		if (h->count[b] != 0)
 			json_array_append_new(buckets,
 			    json_pack("{s:I,s:I}", "min_bytes",
-				(json_int_t)hist_bucket_min(b), "count",
-				(json_int_t)h->count[b]));
+			        (json_int_t)hist_bucket_min(b), "count",
+			        (json_int_t)h->count[b]));
 	return json_pack("{s:s,s:o}", "kind", kind, "buckets", buckets);
 }
 
@@ -37,24 +37,109 @@ mean(uint64_t bytes, uint64_t ops)
 	return ops == 0 ? 0 : (json_int_t)(bytes / ops);
 }
 
+/* A histogram of something other than bytes: its bounds named by unit. */
 static json_t *
-xfer_json(const struct xfer *x, const char *kind)
+hist_unit_json(const struct hist *h, const char *minkey)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ops", (json_int_t)x->ops,
-	    "bytes", (json_int_t)x->bytes, "mean_bytes", mean(x->bytes, x->ops),
-	    "merges", (json_int_t)x->merges, "time_ns", (json_int_t)x->time_ns,
-	    "size_hist", result_hist_json(&x->size, kind));
+	json_t *buckets = json_array();
+
+	for (unsigned b = 0; b < HIST_NBUCKETS; b++)
+		if (h->count[b] != 0)
+			json_array_append_new(buckets,
+			    json_pack("{s:I,s:I}", minkey,
+			        (json_int_t)hist_bucket_min(b), "count",
+			        (json_int_t)h->count[b]));
+	return json_pack("{s:s,s:o}", "kind", "exact", "buckets", buckets);
+}
+
+/* The size x latency table as a list of its non-empty cells. */
+static json_t *
+lat_by_size_json(const struct xfer *x)
+{
+	json_t *cells = json_array();
+
+	for (unsigned r = 0; r < DEVSTATS_LAT_ROWS; r++)
+		for (unsigned c = 0; c < DEVSTATS_LAT_COLS; c++)
+			if (x->lat_by_size[r][c] != 0)
+				json_array_append_new(cells,
+				    json_pack("{s:I,s:I,s:I}", "min_bytes",
+				        (json_int_t)hist_bucket_min(r),
+				        "min_ns",
+				        (json_int_t)(c == 0
+				                ? 0
+				                : hist_bucket_min(
+				                      c + DEVSTATS_LAT_COL0)),
+				        "count",
+				        (json_int_t)x->lat_by_size[r][c]));
+	return cells;
+}
+
+static json_t *
+xfer_json(const struct xfer *x, const char *kind, int exact)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "ops",
+	    (json_int_t)x->ops, "bytes", (json_int_t)x->bytes, "mean_bytes",
+	    mean(x->bytes, x->ops), "merges", (json_int_t)x->merges, "time_ns",
+	    (json_int_t)x->time_ns, "size_hist",
+	    result_hist_json(&x->size, kind));
+
+	if (o != NULL && exact) {
+		/* The exact probe's layers and timings (docs/json.md). */
+		json_object_set_new(
+		    o, "bios", json_integer((json_int_t)x->bios));
+		json_object_set_new(
+		    o, "bio_bytes", json_integer((json_int_t)x->bio_bytes));
+		json_object_set_new(o, "bio_size_hist",
+		    result_hist_json(&x->bio_size, "exact"));
+		json_object_set_new(o, "bio_preflush",
+		    json_integer((json_int_t)x->bio_preflush));
+		json_object_set_new(
+		    o, "bio_fua", json_integer((json_int_t)x->bio_fua));
+		json_object_set_new(o, "fua", json_integer((json_int_t)x->fua));
+		json_object_set_new(
+		    o, "seq_ops", json_integer((json_int_t)x->seq_ops));
+		json_object_set_new(o, "seq_run_hist",
+		    hist_unit_json(&x->seq_runs, "min_requests"));
+		json_object_set_new(
+		    o, "lat_hist", hist_unit_json(&x->lat, "min_ns"));
+		json_object_set_new(o, "lat_by_size", lat_by_size_json(x));
+	}
+	return o;
 }
 
 static json_t *
 device_json(const char *name, const struct devstats *d, const char *kind)
 {
-	return json_pack("{s:s,s:o,s:o,s:I,s:I,s:I,s:I}", "device", name,
-	    "read", xfer_json(&d->xfer[DIR_READ], kind), "write",
-	    xfer_json(&d->xfer[DIR_WRITE], kind), "flushes",
+	json_t *o = json_pack("{s:s,s:o,s:o,s:I,s:I,s:I,s:I}", "device", name,
+	    "read", xfer_json(&d->xfer[DIR_READ], kind, d->exact), "write",
+	    xfer_json(&d->xfer[DIR_WRITE], kind, d->exact), "flushes",
 	    (json_int_t)d->flushes, "discards", (json_int_t)d->discards,
 	    "discard_bytes", (json_int_t)d->discard_bytes, "busy_ns",
 	    (json_int_t)d->busy_ns);
+
+	if (o == NULL || !d->exact)
+		return o;
+	json_object_set_new(
+	    o, "empty_preflush", json_integer((json_int_t)d->empty_preflush));
+	json_object_set_new(
+	    o, "lost_events", json_integer((json_int_t)d->lost_events));
+	json_object_set_new(
+	    o, "flush_first_ns", json_integer((json_int_t)d->flush_first_ns));
+	json_object_set_new(
+	    o, "flush_last_ns", json_integer((json_int_t)d->flush_last_ns));
+	json_object_set_new(
+	    o, "flush_gap_hist", hist_unit_json(&d->flush_gap, "min_ns"));
+	if (d->has_kern)
+		json_object_set_new(o, "diskstats",
+		    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "read_ops",
+		        (json_int_t)d->kern_ops[DIR_READ], "read_bytes",
+		        (json_int_t)d->kern_bytes[DIR_READ], "read_merges",
+		        (json_int_t)d->kern_merges[DIR_READ], "write_ops",
+		        (json_int_t)d->kern_ops[DIR_WRITE], "write_bytes",
+		        (json_int_t)d->kern_bytes[DIR_WRITE], "write_merges",
+		        (json_int_t)d->kern_merges[DIR_WRITE], "flushes",
+		        (json_int_t)d->kern_flushes));
+	return o;
 }
 
 /* The names of the devices, in order, over every target. */
@@ -82,8 +167,9 @@ ndevices(const struct result *r)
 static const char *
 size_kind(const struct result *r)
 {
-	return r->probe != NULL && r->probe->ops->resolution == PROBE_EXACT ?
-	    "exact" : "interval_mean";
+	return r->probe != NULL && r->probe->ops->resolution == PROBE_EXACT
+	    ? "exact"
+	    : "interval_mean";
 }
 
 static json_t *
@@ -99,7 +185,7 @@ phase_json(const struct result *r, const struct phase_result *p)
 	    mean(p->app_bytes, p->app_ops), "size_hist",
 	    result_hist_json(&p->app_size, "exact"));
 	return json_pack("{s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-	    "s:I,s:I,s:I,s:I,s:o,s:o}",
+	                 "s:I,s:I,s:I,s:I,s:o,s:o}",
 	    "phase", p->name, "status", p->failed ? "failed" : "ok", "error",
 	    p->failed ? p->error : NULL, "elapsed_ns",
 	    (json_int_t)p->elapsed_ns, "user_ns", (json_int_t)p->user_ns,
@@ -158,14 +244,14 @@ target_json(const struct target *t)
 	for (size_t i = 0; i < t->ndev; i++)
 		json_array_append_new(devs,
 		    json_pack("{s:s,s:i,s:i,s:s}", "name", t->dev[i].name,
-			"major", (int)t->dev[i].major, "minor",
-			(int)t->dev[i].minor, "role", t->dev[i].role));
+		        "major", (int)t->dev[i].major, "minor",
+		        (int)t->dev[i].minor, "role", t->dev[i].role));
 	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "path", t->path,
 	    "mountpoint", t->mountpoint, "fstype", t->fstype, "options",
 	    t->options, "source", t->source, "devices", devs);
 	if (t->ndev == 0)
-		json_object_set_new(o, "nodev_reason",
-		    json_string(t->nodev_reason));
+		json_object_set_new(
+		    o, "nodev_reason", json_string(t->nodev_reason));
 	return o;
 }
 
@@ -174,8 +260,8 @@ spread_json(const int64_t *v, size_t n)
 {
 	struct spread s = stats_spread(v, n);
 
-	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median,
-	    "min", (json_int_t)s.min, "max", (json_int_t)s.max);
+	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median, "min",
+	    (json_int_t)s.min, "max", (json_int_t)s.max);
 }
 
 /* What device d did over a whole run: the sum of its phases. */
@@ -201,10 +287,12 @@ summary_phases(const struct run_result **ok, size_t n, int64_t *v)
 
 		for (size_t k = 0; k < 3; k++) {
 			for (size_t i = 0; i < n; i++) {
-				const struct phase_result *p = &ok[i]->phase[ph];
+				const struct phase_result *p =
+				    &ok[i]->phase[ph];
 
-				v[i] = k == 0 ? p->elapsed_ns :
-				    k == 1 ? p->user_ns : p->sys_ns;
+				v[i] = k == 0 ? p->elapsed_ns
+				    : k == 1  ? p->user_ns
+				              : p->sys_ns;
 			}
 			json_object_set_new(po, key[k], spread_json(v, n));
 		}
@@ -214,8 +302,8 @@ summary_phases(const struct run_result **ok, size_t n, int64_t *v)
 }
 
 static json_t *
-summary_device(const struct result *r, const struct run_result **ok,
-    size_t n, size_t d, int64_t *v)
+summary_device(const struct result *r, const struct run_result **ok, size_t n,
+    size_t d, int64_t *v)
 {
 	static const char *const key[] = {"ops", "bytes", "mean_bytes"};
 	json_t *dobj = json_object(), *hists = json_object();
@@ -230,21 +318,41 @@ summary_device(const struct result *r, const struct run_result **ok,
 				struct devstats sum = run_device(ok[i], d);
 				const struct xfer *x = &sum.xfer[k];
 
-				v[i] = m == 0 ? (int64_t)x->ops :
-				    m == 1 ? (int64_t)x->bytes :
-				    (int64_t)mean(x->bytes, x->ops);
+				v[i] = m == 0 ? (int64_t)x->ops
+				    : m == 1  ? (int64_t)x->bytes
+				              : (int64_t)mean(x->bytes, x->ops);
 				if (m == 0)
 					hist_merge(&h, &x->size);
 			}
 			json_object_set_new(xo, key[m], spread_json(v, n));
 		}
 		json_object_set_new(dobj, dirname_[k], xo);
-		json_object_set_new(hists, dirname_[k],
-		    result_hist_json(&h, size_kind(r)));
+		json_object_set_new(
+		    hists, dirname_[k], result_hist_json(&h, size_kind(r)));
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = (int64_t)run_device(ok[i], d).flushes;
 	json_object_set_new(dobj, "flushes", spread_json(v, n));
+	if (n > 0 && run_device(ok[0], d).exact) {
+		/* The exact probe's: bios before merging, and what was lost. */
+		json_t *w = json_object_get(dobj, "write");
+
+		for (size_t i = 0; i < n; i++)
+			v[i] =
+			    (int64_t)run_device(ok[i], d).xfer[DIR_WRITE].bios;
+		json_object_set_new(w, "bios", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d)
+			           .xfer[DIR_WRITE]
+			           .seq_ops;
+		json_object_set_new(w, "seq_ops", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).empty_preflush;
+		json_object_set_new(dobj, "empty_preflush", spread_json(v, n));
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)run_device(ok[i], d).lost_events;
+		json_object_set_new(dobj, "lost_events", spread_json(v, n));
+	}
 	json_object_set_new(dobj, "size_hist", hists);
 	return dobj;
 }
@@ -295,12 +403,12 @@ result_json(const struct result *r)
 		json_array_append_new(runs, run_json(r, &r->runs[i], i));
 	probe = json_pack("{s:s,s:s,s:I,s:s}", "name",
 	    r->probe ? r->probe->ops->name : "none", "resolution",
-	    probe_resolution_name(r->probe ? r->probe->ops->resolution :
-		PROBE_NONE), "interval_ns",
-	    (json_int_t)(r->probe ? r->probe->interval_ns : 0), "why",
-	    r->probe ? r->probe->why : "");
+	    probe_resolution_name(
+	        r->probe ? r->probe->ops->resolution : PROBE_NONE),
+	    "interval_ns", (json_int_t)(r->probe ? r->probe->interval_ns : 0),
+	    "why", r->probe ? r->probe->why : "");
 	doc = json_pack("{s:i,s:{s:s,s:s},s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},"
-	    "s:s,s:o,s:o,s:o,s:o}",
+	                "s:s,s:o,s:o,s:o,s:o}",
 	    "schema", RESULT_SCHEMA, "tool", "name", "ubcreplay", "version",
 	    UBC_VERSION, "kind", r->kind, "label", r->label, "status",
 	    r->status, "host", "name", host, "system", u.sysname, "release",
@@ -310,10 +418,11 @@ result_json(const struct result *r)
 		json_t *devs = json_array();
 
 		for (size_t i = 0; i < ndevices(r); i++)
-			json_array_append_new(devs, device_json(devname_at(r, i),
-			    &r->between[i], size_kind(r)));
-		json_object_set_new(doc, "between_runs",
-		    json_pack("{s:o}", "devices", devs));
+			json_array_append_new(devs,
+			    device_json(devname_at(r, i), &r->between[i],
+			        size_kind(r)));
+		json_object_set_new(
+		    doc, "between_runs", json_pack("{s:o}", "devices", devs));
 	}
 	if (doc != NULL)
 		json_object_set_new(doc, "summary", summary_json(r));
@@ -330,8 +439,10 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	if (strcmp(path, "-") == 0) {
 		if (json_dumpf(doc, stdout, flags) == -1 ||
 		    fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
-			snprintf(err, errlen, "cannot write the result to "
-			    "standard output: %s", strerror(errno));
+			snprintf(err, errlen,
+			    "cannot write the result to "
+			    "standard output: %s",
+			    strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -348,8 +459,8 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	}
 	if (json_dumpfd(doc, fd, flags) == -1 || write(fd, "\n", 1) != 1 ||
 	    fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		return -1;
@@ -376,8 +487,10 @@ result_load(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "cannot read result '%s': %s",
 			    path, je.text);
 		else
-			snprintf(err, errlen, "result '%s' is not valid JSON "
-			    "(line %d): %s", path, je.line, je.text);
+			snprintf(err, errlen,
+			    "result '%s' is not valid JSON "
+			    "(line %d): %s",
+			    path, je.line, je.text);
 		return NULL;
 	}
 	it = json_object_iter(doc);
@@ -385,15 +498,18 @@ result_load(const char *path, char *err, size_t errlen)
 	schema = json_object_get(doc, "schema");
 	if (first == NULL || strcmp(first, "schema") != 0 ||
 	    !json_is_integer(schema)) {
-		snprintf(err, errlen, "'%s' is not a ubcreplay result (no "
-		    "schema version first)", path);
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "schema version first)",
+		    path);
 		json_decref(doc);
 		return NULL;
 	}
 	if (json_integer_value(schema) > RESULT_SCHEMA) {
-		snprintf(err, errlen, "result '%s' has schema %lld, newer than "
-		    "this ubcreplay reads (%d): use a newer ubcreplay", path,
-		    (long long)json_integer_value(schema), RESULT_SCHEMA);
+		snprintf(err, errlen,
+		    "result '%s' has schema %lld, newer than "
+		    "this ubcreplay reads (%d): use a newer ubcreplay",
+		    path, (long long)json_integer_value(schema), RESULT_SCHEMA);
 		json_decref(doc);
 		return NULL;
 	}
@@ -403,4 +519,18 @@ result_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	return doc;
+}
+
+int64_t
+result_geti(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+const char *
+result_gets(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
 }

@@ -20,8 +20,9 @@ timefmt_csh(char *buf, size_t len, int64_t user_ns, int64_t sys_ns,
 {
 	int64_t cs = (elapsed_ns + 5000000) / 10000000; /* hundredths */
 	char el[32];
-	double pct = elapsed_ns > 0 ?
-	    100.0 * (double)(user_ns + sys_ns) / (double)elapsed_ns : 0.0;
+	double pct = elapsed_ns > 0
+	    ? 100.0 * (double)(user_ns + sys_ns) / (double)elapsed_ns
+	    : 0.0;
 
 	if (cs >= 360000)
 		snprintf(el, sizeof(el), "%lld:%02lld:%02lld",
@@ -31,7 +32,8 @@ timefmt_csh(char *buf, size_t len, int64_t user_ns, int64_t sys_ns,
 		snprintf(el, sizeof(el), "%lld:%02lld.%02lld",
 		    (long long)(cs / 6000), (long long)(cs / 100 % 60),
 		    (long long)(cs % 100));
-	snprintf(buf, len, "%lld.%03lldu %lld.%03llds %s %.1f%% 0+0k "
+	snprintf(buf, len,
+	    "%lld.%03lldu %lld.%03llds %s %.1f%% 0+0k "
 	    "%llu+%lluio %llupf+%lluw",
 	    (long long)(user_ns / 1000000000),
 	    (long long)(user_ns / 1000000 % 1000),

@@ -97,9 +97,8 @@ reap(pid_t pid, struct replay_outcome *out)
 }
 
 int
-replay_child(replay_fn fn, void *arg, int64_t interval_ns,
-    replay_tick_fn tick, void *ctx, struct replay_outcome *out, char *err,
-    size_t errlen)
+replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
+    void *ctx, struct replay_outcome *out, char *err, size_t errlen)
 {
 	char *buf = (char *)&out->report;
 	size_t got = 0;
@@ -109,8 +108,8 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns,
 
 	memset(out, 0, sizeof(*out));
 	if (pipe(pfd) == -1) {
-		snprintf(err, errlen, "cannot make a pipe: %s",
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot make a pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
@@ -149,8 +148,8 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns,
 		}
 		rv = poll(&pf, 1, timeout);
 		if (rv == -1 && errno != EINTR) {
-			snprintf(err, errlen, "cannot poll: %s",
-			    strerror(errno));
+			snprintf(
+			    err, errlen, "cannot poll: %s", strerror(errno));
 			goto kill;
 		}
 		if (rv <= 0)
@@ -162,7 +161,7 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns,
 			got += (size_t)n;
 			continue;
 		}
-		break;	/* end of file: the child has exited */
+		break; /* end of file: the child has exited */
 	}
 	out->elapsed_ns = replay_now_ns() - t0;
 	close(pfd[0]);

@@ -23,8 +23,8 @@ empty_dir(int dfd, const char *path, char *err, size_t errlen)
 	int rv = 0;
 
 	if (d == NULL) {
-		snprintf(err, errlen, "cannot read '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		close(dfd);
 		return -1;
 	}
@@ -33,7 +33,8 @@ empty_dir(int dfd, const char *path, char *err, size_t errlen)
 		struct stat st;
 		int cfd;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
@@ -57,7 +58,8 @@ empty_dir(int dfd, const char *path, char *err, size_t errlen)
 			}
 			rv = empty_dir(cfd, sub, err, errlen);
 			if (rv == 0 &&
-			    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == -1) {
+			    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) ==
+			        -1) {
 				snprintf(err, errlen, "cannot remove '%s': %s",
 				    sub, strerror(errno));
 				rv = -1;
@@ -82,8 +84,8 @@ replay_remove_tree(const char *path, char *err, size_t errlen)
 	if (fd == -1) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (empty_dir(fd, path, err, errlen) == -1)
@@ -99,8 +101,7 @@ replay_remove_tree(const char *path, char *err, size_t errlen)
 void
 replay_sync(void *path, struct replay_report *rep)
 {
-	rep->failed = replay_syncfs(path, rep->error, sizeof(rep->error)) ==
-	    -1;
+	rep->failed = replay_syncfs(path, rep->error, sizeof(rep->error)) == -1;
 }
 
 void
@@ -111,7 +112,7 @@ replay_remove(void *path, struct replay_report *rep)
 	snprintf(parent, sizeof(parent), "%s", (const char *)path);
 	if ((slash = strrchr(parent, '/')) != NULL && slash != parent)
 		*slash = '\0';
-	rep->failed = replay_remove_tree(path, rep->error,
-	    sizeof(rep->error)) == -1 ||
+	rep->failed =
+	    replay_remove_tree(path, rep->error, sizeof(rep->error)) == -1 ||
 	    replay_syncfs(parent, rep->error, sizeof(rep->error)) == -1;
 }

@@ -12,7 +12,8 @@
  *	struct replay_outcome o;
  *	if (replay_child(replay_tar_extract, &job, interval_ns, tick, probe,
  *	    &o, err, sizeof(err)) == -1) ...	the child could not be run
- *	if (o.report.failed) ...		it ran, and failed: o.report.error
+ *	if (o.report.failed) ...		it ran, and failed:
+ *o.report.error
  *
  * Nothing here prints (but the optional progress line on a terminal) or
  * exits, but for the child's own _exit.
@@ -32,17 +33,17 @@
 struct replay_report {
 	int failed;
 	char error[768];
-	uint64_t entries;	/* archive entries extracted, files copied */
-	uint64_t bytes;		/* data bytes written */
-	uint64_t app_ops;	/* write() calls the workload made */
+	uint64_t entries; /* archive entries extracted, files copied */
+	uint64_t bytes;   /* data bytes written */
+	uint64_t app_ops; /* write() calls the workload made */
 	uint64_t app_bytes;
-	struct hist app_size;	/* their sizes */
+	struct hist app_size; /* their sizes */
 };
 
 struct replay_outcome {
-	int64_t elapsed_ns;	/* monotonic, fork to the child's exit */
-	struct rusage ru;	/* the child's, from wait4 */
-	int status;		/* as wait4 returned it */
+	int64_t elapsed_ns; /* monotonic, fork to the child's exit */
+	struct rusage ru;   /* the child's, from wait4 */
+	int status;         /* as wait4 returned it */
 	struct replay_report report;
 };
 
@@ -77,26 +78,26 @@ int64_t replay_now_ns(void);
 enum replay_fsync { FSYNC_NONE, FSYNC_FILE, FSYNC_END };
 
 struct replay_archive_info {
-	uint64_t entries;
-	uint64_t bytes;		/* sum of entry sizes */
-	char format[64];	/* libarchive's name of the format */
-	char filter[64];	/* and of the compression */
+	char format[64];    /* libarchive's name of the format */
+	char filter[64];    /* and of the compression */
+	int64_t size_bytes; /* of the archive file, for the progress line */
 };
 
 /*
- * Reads the whole archive once, headers and data, without writing: counts
- * the entries and bytes, and finds a corrupt archive before anything is
- * measured. The error names the archive and what was wrong.
+ * Opens the archive and reads its first header, without writing: finds a
+ * missing file or one that is not an archive before any run begins. The
+ * error names the archive and what was wrong. (Damage further in is found
+ * by the first run, which then fails.)
  */
-int replay_archive_scan(const char *archive, struct replay_archive_info *info,
-    char *err, size_t errlen);
+int replay_archive_identify(const char *archive,
+    struct replay_archive_info *info, char *err, size_t errlen);
 
 struct replay_tar_job {
 	const char *archive;
-	const char *rundir;	/* exists, empty; the child extracts into it */
+	const char *rundir; /* exists, empty; the child extracts into it */
 	enum replay_fsync fsync;
-	const struct replay_archive_info *info;	/* for the progress line */
-	int progress;		/* draw a progress line on stderr */
+	const struct replay_archive_info *info; /* for the progress line */
+	int progress; /* draw a progress line on stderr */
 	int run;
 };
 
@@ -117,5 +118,85 @@ int replay_remove_tree(const char *path, char *err, size_t errlen);
 /* Platform: sync one filesystem; sync and drop the page cache. */
 int replay_syncfs(const char *path, char *err, size_t errlen);
 int replay_drop_caches(char *err, size_t errlen);
+
+/*
+ * The dd workload: dd's operands and its copy, without conversions.
+ *
+ *	struct replay_dd dd;
+ *	replay_dd_init(&dd);
+ *	for (each "if=..." argument)
+ *		if (replay_dd_operand(&dd, arg, err, sizeof(err)) == -1) ...
+ *	if (replay_dd_check(&dd, err, sizeof(err)) == -1) ...	bad input
+ *	job.dd = &dd; job.counts = replay_dd_counts_new(err, sizeof(err));
+ *	replay_child(replay_dd_copy, &job, ...);
+ *	fputs(replay_dd_closing(job.counts, buf, sizeof(buf)), stderr);
+ */
+struct replay_dd {
+	const char *in, *out; /* if=, of= */
+	uint64_t bs_bytes;    /* bs=, 512 when not given */
+	uint64_t count;       /* count= blocks, when have_count */
+	int have_count;
+	uint64_t skip, seek;  /* blocks skipped in input, output */
+	int idirect, odirect; /* iflag=direct, oflag=direct */
+};
+
+/* What the copy did, as dd counts it, in memory shared with the parent. */
+struct replay_dd_counts {
+	uint64_t full_in, partial_in;   /* records in */
+	uint64_t full_out, partial_out; /* records out */
+	uint64_t bytes_out;
+	int64_t copy_ns; /* from opening the files to the last write */
+};
+
+struct replay_dd_job {
+	const struct replay_dd *dd;
+	struct replay_dd_counts *counts; /* replay_dd_counts_new */
+};
+
+void replay_dd_init(struct replay_dd *dd);
+
+/*
+ * A number with dd's suffixes: b (512), k, m, g (powers of 1024), upper or
+ * lower case.
+ */
+int replay_dd_parse_size(
+    const char *s, uint64_t *out, char *err, size_t errlen);
+
+/*
+ * One operand: if=, of=, bs=, count=, skip=, seek=, iflag=direct,
+ * oflag=direct. Refuses unknown operands and bs=0. The paths are not
+ * copied: arg must outlive dd.
+ */
+int replay_dd_operand(
+    struct replay_dd *dd, const char *arg, char *err, size_t errlen);
+
+/*
+ * Refuses, before anything is written: a missing if= or of=, a block larger
+ * than half of memory, a source that cannot be opened or is a directory, a
+ * destination that is a directory, cannot be opened for writing or created,
+ * or is the source itself.
+ */
+int replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen);
+
+struct replay_dd_counts *replay_dd_counts_new(char *err, size_t errlen);
+void replay_dd_counts_free(struct replay_dd_counts *c);
+
+/* replay_fn: the copy, on a struct replay_dd_job. */
+void replay_dd_copy(void *job, struct replay_report *rep);
+
+/*
+ * replay_fn: fsync of the destination, on a struct replay_dd_job, so that
+ * buffered writes reach the device inside a phase.
+ */
+void replay_dd_sync(void *job, struct replay_report *rep);
+
+/*
+ * dd's closing lines, as GNU dd prints them:
+ *	2048+0 records in
+ *	2048+0 records out
+ *	1048576 bytes (1.0 MB, 1.0 MiB) copied, 0.00302 s, 347 MB/s
+ */
+const char *replay_dd_closing(
+    const struct replay_dd_counts *c, char *buf, size_t len);
 
 #endif

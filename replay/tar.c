@@ -35,8 +35,10 @@ open_reader(const char *archive, char *err, size_t errlen)
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, archive, READ_BLOCK) != ARCHIVE_OK) {
+		/* The system's reason reads better than libarchive's. */
 		snprintf(err, errlen, "cannot open archive '%s': %s", archive,
-		    archive_error_string(a));
+		    archive_errno(a) > 0 ? strerror(archive_errno(a))
+		                         : archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -44,38 +46,22 @@ open_reader(const char *archive, char *err, size_t errlen)
 }
 
 int
-replay_archive_scan(const char *archive, struct replay_archive_info *info,
+replay_archive_identify(const char *archive, struct replay_archive_info *info,
     char *err, size_t errlen)
 {
 	struct archive_entry *e;
 	struct archive *a;
+	struct stat st;
 	int r;
 
 	memset(info, 0, sizeof(*info));
 	if ((a = open_reader(archive, err, errlen)) == NULL)
 		return -1;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
-	    r == ARCHIVE_WARN) {
-		const void *buf;
-		size_t size;
-		la_int64_t off;
-
-		info->entries++;
-		while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
-		    ARCHIVE_OK)
-			info->bytes += size;
-		if (r != ARCHIVE_EOF)
-			break;
-	}
-	if (r != ARCHIVE_EOF) {
-		snprintf(err, errlen, "archive '%s' is corrupt after %llu "
-		    "entries: %s", archive, (unsigned long long)info->entries,
-		    archive_error_string(a));
-		archive_read_free(a);
-		return -1;
-	}
-	if (info->entries == 0) {
-		snprintf(err, errlen, "archive '%s' has no entries", archive);
+	if ((r = archive_read_next_header(a, &e)) != ARCHIVE_OK &&
+	    r != ARCHIVE_WARN) {
+		snprintf(err, errlen, "archive '%s': %s", archive,
+		    r == ARCHIVE_EOF ? "has no entries"
+		                     : archive_error_string(a));
 		archive_read_free(a);
 		return -1;
 	}
@@ -83,15 +69,22 @@ replay_archive_scan(const char *archive, struct replay_archive_info *info,
 	    archive_format_name(a) ? archive_format_name(a) : "unknown");
 	snprintf(info->filter, sizeof(info->filter), "%s",
 	    archive_filter_name(a, 0) ? archive_filter_name(a, 0) : "none");
+	if (stat(archive, &st) == 0)
+		info->size_bytes = st.st_size;
 	archive_read_free(a);
 	return 0;
 }
 
+/*
+ * The progress line: how far into the archive file we have read, which is
+ * known without reading the archive twice.
+ */
 static void
-progress(const struct replay_tar_job *job, const struct replay_report *rep,
-    int64_t *last, int done)
+progress(const struct replay_tar_job *job, struct archive *a,
+    const struct replay_report *rep, int64_t *last, int done)
 {
-	int64_t now = replay_now_ns();
+	int64_t now = replay_now_ns(), size = job->info->size_bytes;
+	la_int64_t pos = archive_filter_bytes(a, -1);
 
 	if (!job->progress || (!done && now - *last < 250000000))
 		return;
@@ -100,10 +93,11 @@ progress(const struct replay_tar_job *job, const struct replay_report *rep,
 		fprintf(stderr, "\r\033[K");
 		return;
 	}
-	fprintf(stderr, "\r\033[Krun %d: extracting %llu/%llu entries, "
-	    "%.1f/%.1f MB", job->run, (unsigned long long)rep->entries,
-	    (unsigned long long)job->info->entries, rep->bytes / 1e6,
-	    job->info->bytes / 1e6);
+	fprintf(stderr,
+	    "\r\033[Krun %d: extracting, %3.0f%% of the archive, "
+	    "%llu entries, %.1f MB",
+	    job->run, size > 0 ? 100.0 * (double)pos / (double)size : 0.0,
+	    (unsigned long long)rep->entries, (double)rep->bytes / 1e6);
 }
 
 static int
@@ -124,16 +118,16 @@ fsync_path(const char *path, struct replay_report *rep)
 }
 
 static int
-copy_data(struct archive *a, struct archive *w, struct archive_entry *e,
-    struct replay_report *rep)
+copy_data(const char *archive, struct archive *a, struct archive *w,
+    struct archive_entry *e, struct replay_report *rep)
 {
 	const void *buf;
 	size_t size;
 	la_int64_t off;
 	int r;
 
-	while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
-	    ARCHIVE_OK) {
+	while (
+	    (r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
 		if (archive_write_data_block(w, buf, size, off) <
 		    ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
@@ -148,7 +142,7 @@ copy_data(struct archive *a, struct archive *w, struct archive_entry *e,
 	}
 	if (r != ARCHIVE_EOF) {
 		snprintf(rep->error, sizeof(rep->error),
-		    "cannot read '%s' from the archive: %s",
+		    "archive '%s' is corrupt in entry '%s': %s", archive,
 		    archive_entry_pathname(e), archive_error_string(a));
 		return -1;
 	}
@@ -173,8 +167,8 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 		    "cannot enter '%s': %s", job->rundir, strerror(errno));
 		return;
 	}
-	if ((a = open_reader(job->archive, rep->error,
-	    sizeof(rep->error))) == NULL)
+	if ((a = open_reader(job->archive, rep->error, sizeof(rep->error))) ==
+	    NULL)
 		return;
 	/* As root, keep owners as tar does; otherwise they are ours. */
 	if (geteuid() == 0)
@@ -188,11 +182,13 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 
 		if (archive_write_header(w, e) < ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
-			    "refused entry '%s': %s", name ? name : "?",
+			    "archive '%s': refused entry '%s': %s",
+			    job->archive, name ? name : "?",
 			    archive_error_string(w));
 			goto out;
 		}
-		if (archive_entry_size(e) > 0 && copy_data(a, w, e, rep) == -1)
+		if (archive_entry_size(e) > 0 &&
+		    copy_data(job->archive, a, w, e, rep) == -1)
 			goto out;
 		if (archive_write_finish_entry(w) < ARCHIVE_WARN) {
 			snprintf(rep->error, sizeof(rep->error),
@@ -205,7 +201,7 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 		    fsync_path(name, rep) == -1)
 			goto out;
 		rep->entries++;
-		progress(job, rep, &last, 0);
+		progress(job, a, rep, &last, 0);
 	}
 	if (r != ARCHIVE_EOF) {
 		snprintf(rep->error, sizeof(rep->error),
@@ -216,7 +212,7 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 	}
 	rep->failed = 0;
 out:
-	progress(job, rep, &last, 1);
+	progress(job, a, rep, &last, 1);
 	archive_write_free(w);
 	archive_read_free(a);
 }

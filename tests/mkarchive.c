@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MTIME 958000000	/* May 2000, when emacs 20.7 was released */
+#define MTIME   958000000 /* May 2000, when emacs 20.7 was released */
 #define MAXFILE (1024 * 1024)
 
 static uint64_t rng = 88172645463325252ULL;
@@ -48,18 +48,68 @@ normal(void)
 }
 
 static const char *const dirs[] = {
-	"lisp", "lisp/emacs-lisp", "lisp/progmodes", "lisp/textmodes",
-	"lisp/mail", "lisp/gnus", "lisp/calendar", "lisp/term", "lisp/play",
-	"lisp/international", "src", "src/m", "src/s", "lib-src", "etc",
-	"etc/e", "info", "man", "lwlib", "oldXMenu", "msdos", "nt", "vms",
-	"leim", "leim/quail", "cpp", "mac", "admin",
+    "lisp",
+    "lisp/emacs-lisp",
+    "lisp/progmodes",
+    "lisp/textmodes",
+    "lisp/mail",
+    "lisp/gnus",
+    "lisp/calendar",
+    "lisp/term",
+    "lisp/play",
+    "lisp/international",
+    "src",
+    "src/m",
+    "src/s",
+    "lib-src",
+    "etc",
+    "etc/e",
+    "info",
+    "man",
+    "lwlib",
+    "oldXMenu",
+    "msdos",
+    "nt",
+    "vms",
+    "leim",
+    "leim/quail",
+    "cpp",
+    "mac",
+    "admin",
 };
 static const char *const exts[] = {".el", ".c", ".h", ".texi", "", ".in"};
 static const char *const words[] = {
-	"defun", "let", "setq", "if", "progn", "buffer", "window", "point",
-	"(interactive)", "nil", "t", "return", "int", "static", "struct",
-	"Lisp_Object", "\n", "\n", "\n  ", ";;", "/*", "*/", "car", "cdr",
-	"while", "register", "char", "unsigned", "frame", "mark", "region",
+    "defun",
+    "let",
+    "setq",
+    "if",
+    "progn",
+    "buffer",
+    "window",
+    "point",
+    "(interactive)",
+    "nil",
+    "t",
+    "return",
+    "int",
+    "static",
+    "struct",
+    "Lisp_Object",
+    "\n",
+    "\n",
+    "\n  ",
+    ";;",
+    "/*",
+    "*/",
+    "car",
+    "cdr",
+    "while",
+    "register",
+    "char",
+    "unsigned",
+    "frame",
+    "mark",
+    "region",
 };
 
 static size_t
@@ -84,7 +134,8 @@ fill(char *buf, size_t len)
 	size_t n = 0;
 
 	while (n < len) {
-		const char *w = words[next() % (sizeof(words) / sizeof(*words))];
+		const char *w =
+		    words[next() % (sizeof(words) / sizeof(*words))];
 		size_t wl = strlen(w);
 
 		if (n + wl + 1 > len)
@@ -97,8 +148,7 @@ fill(char *buf, size_t len)
 }
 
 static void
-add(struct archive *a, const char *path, int type, const char *data,
-    size_t len)
+add(struct archive *a, const char *path, int type, const char *data, size_t len)
 {
 	struct archive_entry *e = archive_entry_new();
 
@@ -129,18 +179,21 @@ main(int argc, char **argv)
 			nfiles = strtoul(optarg, NULL, 10);
 			break;
 		case 's':
-			rng ^= strtoull(optarg, NULL, 10) * 0x9E3779B97F4A7C15ULL;
+			rng ^=
+			    strtoull(optarg, NULL, 10) * 0x9E3779B97F4A7C15ULL;
 			if (rng == 0)
 				rng = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: mkarchive [-n files] [-s seed] "
+			fprintf(stderr,
+			    "usage: mkarchive [-n files] [-s seed] "
 			    "out.tar.gz\n");
 			return 2;
 		}
 	}
 	if (argc - optind != 1 || nfiles == 0) {
-		fprintf(stderr, "usage: mkarchive [-n files] [-s seed] "
+		fprintf(stderr,
+		    "usage: mkarchive [-n files] [-s seed] "
 		    "out.tar.gz\n");
 		return 2;
 	}
@@ -159,9 +212,11 @@ main(int argc, char **argv)
 		add(a, path, AE_IFDIR, NULL, 0);
 	}
 	for (size_t i = 0; i < nfiles; i++) {
-		/* One file in 800 is one of the big ones (TAGS, a core .elc). */
-		size_t len = next() % 800 == 0 ?
-		    MAXFILE - (size_t)(next() % 65536) : filesize();
+		/* One file in 800 is one of the big ones (TAGS, a core .elc).
+		 */
+		size_t len = next() % 800 == 0
+		    ? MAXFILE - (size_t)(next() % 65536)
+		    : filesize();
 
 		snprintf(path, sizeof(path), "emacs/%s/f%04zu%s",
 		    dirs[next() % ndirs], i,

@@ -8,9 +8,7 @@ cd "$top/build/tests" || exit 1
 db=$top/build/tests/kyua.db
 rm -f "$db"
 
-# Tests find the tree (program, fixtures) through the "top" variable.
-kyua test --results-file="$db" --kyuafile=Kyuafile \
-    -v test_suites.ubcreplay.top="$top"
+kyua test --results-file="$db" --kyuafile=Kyuafile
 kyua report --results-file="$db" \
     --results-filter=skipped,failed,broken >"$top/build/tests/report.txt"
 cat "$top/build/tests/report.txt"

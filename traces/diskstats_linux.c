@@ -23,84 +23,10 @@
 
 #include "traces.h"
 
-#define SECTOR_BYTES 512
-
-int
-diskstats_parse(const char *line, struct devstats *out, char *err,
-    size_t errlen)
-{
-	uint64_t f[20];
-	const char *s = line;
-	int n = 0, skip;
-	char *end;
-
-	/*
-	 * A /proc/diskstats line starts with "major minor name"; a sysfs stat
-	 * file does not. Tell them apart by the third token being a name.
-	 */
-	{
-		char name[64];
-		unsigned ma, mi;
-		int used = 0;
-
-		skip = 0;
-		if (sscanf(s, " %u %u %63s%n", &ma, &mi, name, &used) == 3 &&
-		    (name[0] < '0' || name[0] > '9')) {
-			s += used;
-			skip = 3;
-		}
-	}
-	while (n < 20) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\n' || *s == '\0')
-			break;
-		errno = 0;
-		f[n] = strtoull(s, &end, 10);
-		if (end == s || errno != 0 || (*end != ' ' && *end != '\t' &&
-		    *end != '\n' && *end != '\0')) {
-			snprintf(err, errlen, "field %d is not a number",
-			    n + skip + 1);
-			return -1;
-		}
-		s = end;
-		n++;
-	}
-	while (*s == ' ' || *s == '\t' || *s == '\n')
-		s++;
-	if (*s != '\0') {
-		snprintf(err, errlen, "more than %d fields", 20 + skip);
-		return -1;
-	}
-	if (n != 11 && n != 15 && n != 17) {
-		snprintf(err, errlen,
-		    "%d counters where 11, 15 or 17 were expected", n);
-		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->xfer[DIR_READ].ops = f[0];
-	out->xfer[DIR_READ].merges = f[1];
-	out->xfer[DIR_READ].bytes = f[2] * SECTOR_BYTES;
-	out->xfer[DIR_READ].time_ns = (int64_t)f[3] * 1000000;
-	out->xfer[DIR_WRITE].ops = f[4];
-	out->xfer[DIR_WRITE].merges = f[5];
-	out->xfer[DIR_WRITE].bytes = f[6] * SECTOR_BYTES;
-	out->xfer[DIR_WRITE].time_ns = (int64_t)f[7] * 1000000;
-	/* f[8] is the requests in flight now: a level, not a counter. */
-	out->busy_ns = (int64_t)f[9] * 1000000;
-	if (n >= 15) {
-		out->discards = f[11];
-		out->discard_bytes = f[13] * SECTOR_BYTES;
-	}
-	if (n >= 17)
-		out->flushes = f[15];
-	return 0;
-}
-
 struct dev {
 	int fd;
-	struct devstats base;	/* at the last mark */
-	struct devstats prev;	/* at the last tick */
+	struct devstats base; /* at the last mark */
+	struct devstats prev; /* at the last tick */
 	struct hist means[DIR_N];
 };
 
@@ -157,7 +83,7 @@ ds_open(struct probe *p, char *err, size_t errlen)
 		ds->ndev++;
 		/* The first reading is the base of every delta. */
 		if (readdev(&t->dev[i], &ds->dev[i], &ds->dev[i].base, err,
-		    errlen) == -1) {
+		        errlen) == -1) {
 			p->priv = ds;
 			ds_close(p);
 			p->priv = NULL;
@@ -238,10 +164,10 @@ ds_close(struct probe *p)
 }
 
 const struct probe_ops probe_diskstats_ops = {
-	.name = "diskstats",
-	.resolution = PROBE_INTERVAL,
-	.open = ds_open,
-	.tick = ds_tick,
-	.mark = ds_mark,
-	.close = ds_close,
+    .name = "diskstats",
+    .resolution = PROBE_INTERVAL,
+    .open = ds_open,
+    .tick = ds_tick,
+    .mark = ds_mark,
+    .close = ds_close,
 };

@@ -56,12 +56,12 @@ none_close(struct probe *p)
 }
 
 const struct probe_ops probe_none_ops = {
-	.name = "none",
-	.resolution = PROBE_NONE,
-	.open = none_open,
-	.tick = none_tick,
-	.mark = none_mark,
-	.close = none_close,
+    .name = "none",
+    .resolution = PROBE_NONE,
+    .open = none_open,
+    .tick = none_tick,
+    .mark = none_mark,
+    .close = none_close,
 };
 
 static struct probe *
@@ -93,8 +93,8 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 	int any = strcmp(want, "auto") == 0;
 
 	if (t->ndev == 0 || strcmp(want, "none") == 0) {
-		if ((p = try_open(&probe_none_ops, t, interval_ns, err,
-		    errlen)) != NULL)
+		if ((p = try_open(
+		         &probe_none_ops, t, interval_ns, err, errlen)) != NULL)
 			snprintf(p->why, sizeof(p->why), "%s",
 			    t->ndev == 0 ? t->nodev_reason : "asked for none");
 		return p;
@@ -107,15 +107,20 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 		if (!any && strcmp(want, res) != 0 &&
 		    strcmp(want, ops->name) != 0)
 			continue;
-		if ((p = try_open(ops, t, interval_ns, oerr,
-		    sizeof(oerr))) != NULL) {
+		if ((p = try_open(ops, t, interval_ns, oerr, sizeof(oerr))) !=
+		    NULL) {
+			char note[sizeof(p->why)];
+
+			/* What the probe said while opening comes last. */
+			snprintf(note, sizeof(note), "%s", p->why);
 			if (any)
-				snprintf(p->why, sizeof(p->why),
-				    "%s%s%s", why, *why ? "; " : "",
-				    "chosen by -p auto");
+				snprintf(p->why, sizeof(p->why), "%s%s%s%s%s",
+				    why, *why ? "; " : "", "chosen by -p auto",
+				    *note ? "; " : "", note);
 			else
 				snprintf(p->why, sizeof(p->why),
-				    "asked for with -p %s", want);
+				    "asked for with -p %s%s%s", want,
+				    *note ? "; " : "", note);
 			return p;
 		}
 		if (!any) {
@@ -150,4 +155,35 @@ probe_close(struct probe *p)
 		return;
 	p->ops->close(p);
 	free(p);
+}
+
+int
+probe_keep_records(struct probe *p, char *err, size_t errlen)
+{
+	if (p->ops->keep == NULL) {
+		snprintf(err, errlen,
+		    "the %s probe sees no events to keep "
+		    "(the exact probe does: -p exact)",
+		    p->ops->name);
+		return -1;
+	}
+	return p->ops->keep(p, err, errlen);
+}
+
+void
+probe_label(struct probe *p, const char *label)
+{
+	snprintf(p->label, sizeof(p->label), "%s", label);
+}
+
+int
+probe_trace_write(struct probe *p, const char *path, const char *result,
+    char *err, size_t errlen)
+{
+	if (p->ops->trace_write == NULL) {
+		snprintf(
+		    err, errlen, "the %s probe kept no events", p->ops->name);
+		return -1;
+	}
+	return p->ops->trace_write(p, path, result, err, errlen);
 }

@@ -6,9 +6,11 @@
 
 #include "traces.h"
 
+extern const struct probe_ops probe_tracefs_ops;
 extern const struct probe_ops probe_diskstats_ops;
 
 const struct probe_ops *const probe_table[] = {
-	&probe_diskstats_ops,
-	NULL,
+    &probe_tracefs_ops,
+    &probe_diskstats_ops,
+    NULL,
 };

@@ -8,5 +8,5 @@
 #include "traces.h"
 
 const struct probe_ops *const probe_table[] = {
-	NULL,
+    NULL,
 };

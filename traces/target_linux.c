@@ -31,8 +31,8 @@ slurp(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		free(buf);
 		return NULL;
 	}
@@ -49,8 +49,8 @@ slurp(const char *path, char *err, size_t errlen)
 	}
 	close(fd);
 	if (n == -1) {
-		snprintf(err, errlen, "cannot read '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		free(buf);
 		return NULL;
 	}
@@ -79,8 +79,8 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 	}
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysroot, ma, mi);
 	if ((n = readlink(path, link, sizeof(link) - 1)) == -1) {
-		snprintf(err, errlen, "device %u:%u has no entry in %s: %s",
-		    ma, mi, sysroot, strerror(errno));
+		snprintf(err, errlen, "device %u:%u has no entry in %s: %s", ma,
+		    mi, sysroot, strerror(errno));
 		return -1;
 	}
 	link[n] = '\0';
@@ -92,8 +92,8 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 	d->role = role;
 
 	/* A device-mapper or md device lists what it is made of. */
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/slaves", sysroot, ma,
-	    mi);
+	snprintf(
+	    path, sizeof(path), "%s/dev/block/%u:%u/slaves", sysroot, ma, mi);
 	if ((dir = opendir(path)) == NULL)
 		return 0;
 	while ((de = readdir(dir)) != NULL) {
@@ -109,15 +109,15 @@ adddev(struct target *t, const char *sysroot, unsigned ma, unsigned mi,
 			return -1;
 		}
 		if (sscanf(txt, "%u:%u", &sma, &smi) != 2) {
-			snprintf(err, errlen, "'%s' is not MAJOR:MINOR",
-			    devpath);
+			snprintf(
+			    err, errlen, "'%s' is not MAJOR:MINOR", devpath);
 			free(txt);
 			closedir(dir);
 			return -1;
 		}
 		free(txt);
 		if (adddev(t, sysroot, sma, smi, "member", depth + 1, err,
-		    errlen) == -1) {
+		        errlen) == -1) {
 			closedir(dir);
 			return -1;
 		}
@@ -178,8 +178,8 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 		return -1;
 	}
 	if (stat(real, &st) == -1) {
-		snprintf(err, errlen, "cannot stat '%s': %s", dir,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	if ((mi = slurp("/proc/self/mountinfo", err, errlen)) == NULL)
@@ -190,4 +190,56 @@ target_resolve(const char *dir, struct target *t, char *err, size_t errlen)
 	if (rv == 0)
 		snprintf(t->path, sizeof(t->path), "%s", dir);
 	return rv;
+}
+
+int
+target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (stat(path, &st) == -1) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "cannot stat '%s': %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		/* Not there yet: it will be made in its directory. */
+		snprintf(dir, sizeof(dir), "%s", path);
+		if ((slash = strrchr(dir, '/')) == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (target_resolve(dir, t, err, errlen) == -1)
+			return -1;
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		snprintf(t->source, sizeof(t->source), "%s",
+		    realpath(path, real) != NULL ? real : path);
+		snprintf(t->fstype, sizeof(t->fstype), "block device");
+		t->major = major(st.st_rdev);
+		t->minor = minor(st.st_rdev);
+		return adddev(
+		    t, "/sys", t->major, t->minor, "fs", 0, err, errlen);
+	}
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode)) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		snprintf(t->source, sizeof(t->source), "%s", path);
+		snprintf(t->fstype, sizeof(t->fstype), "%s",
+		    S_ISCHR(st.st_mode) ? "character device" : "pipe");
+		snprintf(t->nodev_reason, sizeof(t->nodev_reason),
+		    "'%s' is a %s, not on a block device", path, t->fstype);
+		return 0;
+	}
+	return target_resolve(path, t, err, errlen);
 }

@@ -14,11 +14,10 @@
  *	char err[256];
  *
  *	if (target_resolve(dir, &t, err, sizeof(err)) == -1) ...
- *	if ((p = probe_open("auto", &t, interval_ns, err, sizeof(err))) == NULL) ...
- *	probe_mark(p, NULL);			start of a phase
- *	while (busy) probe_tick(p);
- *	probe_mark(p, stats);			end: stats[i] for t.dev[i]
- *	probe_close(p);
+ *	if ((p = probe_open("auto", &t, interval_ns, err, sizeof(err))) == NULL)
+ *... probe_mark(p, NULL);			start of a phase while (busy)
+ *probe_tick(p); probe_mark(p, stats);			end: stats[i] for
+ *t.dev[i] probe_close(p);
  *
  * Functions return 0 or -1 with a message in the caller's buffer; nothing
  * here prints or exits.
@@ -29,14 +28,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../analysis/blkev.h"
 #include "../analysis/devstats.h"
 
 #define TARGET_MAXDEV DEVSTATS_MAXDEV
-#define DEVNAME_MAX 32
+#define DEVNAME_MAX   32
 
 /* One block device behind a target. */
 struct target_dev {
-	char name[DEVNAME_MAX];	/* kernel name: "loop0", "sda1", "dm-0" */
+	char name[DEVNAME_MAX]; /* kernel name: "loop0", "sda1", "dm-0" */
 	unsigned major, minor;
 	/*
 	 * "fs": the device the filesystem is mounted from; "member": a device
@@ -48,15 +48,15 @@ struct target_dev {
 
 /* What a directory lives on. */
 struct target {
-	char path[4096];	/* the directory, as given */
+	char path[4096]; /* the directory, as given */
 	char mountpoint[4096];
 	char fstype[64];
-	char options[1024];	/* mount options, then superblock options */
-	char source[1024];	/* what mountinfo names as the source */
-	unsigned major, minor;	/* st_dev of the directory */
-	size_t ndev;		/* 0: no block device (tmpfs, nfs, overlay) */
+	char options[1024];    /* mount options, then superblock options */
+	char source[1024];     /* what mountinfo names as the source */
+	unsigned major, minor; /* st_dev of the directory */
+	size_t ndev;           /* 0: no block device (tmpfs, nfs, overlay) */
 	struct target_dev dev[TARGET_MAXDEV];
-	char nodev_reason[256];	/* why ndev is 0, in words */
+	char nodev_reason[256]; /* why ndev is 0, in words */
 };
 
 /*
@@ -64,6 +64,15 @@ struct target {
  * system (/proc/self/mountinfo and sysfs on Linux).
  */
 int target_resolve(const char *dir, struct target *t, char *err, size_t errlen);
+
+/*
+ * Resolves what a dd operand names: a block device node to that device (and
+ * its members; fstype "block device"), a character device or pipe to no
+ * device, a file to its filesystem as target_resolve does, and a file that
+ * does not exist yet to the filesystem of its directory.
+ */
+int target_resolve_node(
+    const char *path, struct target *t, char *err, size_t errlen);
 
 /*
  * The same from recorded inputs: the text of a mountinfo file, the device
@@ -86,9 +95,16 @@ struct probe_ops {
 	enum probe_resolution resolution;
 	int (*open)(struct probe *p, char *err, size_t errlen);
 	int (*tick)(struct probe *p, char *err, size_t errlen);
-	int (*mark)(struct probe *p, struct devstats *out, char *err,
-	    size_t errlen);
+	int (*mark)(
+	    struct probe *p, struct devstats *out, char *err, size_t errlen);
 	void (*close)(struct probe *p);
+	/*
+	 * Exact probes only (NULL elsewhere): keep every record from now on,
+	 * and hand them over (for --trace-out).
+	 */
+	int (*keep)(struct probe *p, char *err, size_t errlen);
+	int (*trace_write)(struct probe *p, const char *path,
+	    const char *result, char *err, size_t errlen);
 };
 
 struct probe {
@@ -96,7 +112,13 @@ struct probe {
 	const struct target *target;
 	int64_t interval_ns;
 	void *priv;
-	char why[256];		/* why this probe was chosen */
+	char why[256]; /* why this probe was chosen */
+	/*
+	 * What the next mark ends, for the records of a trace (--trace-out):
+	 * "between", or "run N PHASE". Set with probe_label; each mark takes
+	 * it and clears it.
+	 */
+	char label[64];
 };
 
 /*
@@ -115,10 +137,55 @@ int probe_tick(struct probe *p, char *err, size_t errlen);
  * with what happened since the previous mark, and starts the next. out may
  * be NULL to start measuring without reporting.
  */
-int probe_mark(struct probe *p, struct devstats *out, char *err,
-    size_t errlen);
+int probe_mark(struct probe *p, struct devstats *out, char *err, size_t errlen);
 
 void probe_close(struct probe *p);
+
+/* Names what the next probe_mark ends (see struct probe's label). */
+void probe_label(struct probe *p, const char *label);
+
+/*
+ * --trace-out. An exact probe keeps the stream of records its statistics
+ * are made from (struct blkev: events, lost counts, the kernel's counters,
+ * marks) when asked before the first mark; -1 with a reason when this probe
+ * cannot. After the run, probe_trace_write saves them with the target's
+ * devices and the result document (JSON text, may be NULL) to path, in the
+ * format of docs/trace-format.md, through a temporary file and a rename.
+ */
+int probe_keep_records(struct probe *p, char *err, size_t errlen);
+int probe_trace_write(struct probe *p, const char *path, const char *result,
+    char *err, size_t errlen);
+
+/*
+ * A trace file read back: the devices, the records in order, the labels of
+ * the marks (a mark's nr_sector indexes labels), and the result document
+ * the run produced (NULL when the file has none).
+ */
+struct tracefile {
+	size_t ndev;
+	struct target_dev dev[TARGET_MAXDEV];
+	char devname[TARGET_MAXDEV][DEVNAME_MAX];
+	char devrole[TARGET_MAXDEV][16];
+	struct blkev *rec;
+	size_t nrec;
+	char (*label)[64];
+	size_t nlabel;
+	char *result;
+};
+
+/* The first line of every trace file. */
+#define TRACEFILE_MAGIC "ubcreplay-trace 1"
+
+int tracefile_write(const char *path, const struct target *t,
+    const struct blkev *rec, size_t nrec, const char (*label)[64],
+    size_t nlabel, const char *result, char *err, size_t errlen);
+/* Reads path; the error names the file and the line. */
+int tracefile_read(
+    const char *path, struct tracefile *tf, char *err, size_t errlen);
+/* 1 when the file at path starts as a trace file, 0 when not (or unreadable).
+ */
+int tracefile_is(const char *path);
+void tracefile_free(struct tracefile *tf);
 
 /*
  * The probes this platform builds, most exact first, ending with NULL
@@ -135,8 +202,8 @@ extern const struct probe_ops probe_none_ops;
  * of /proc/diskstats (the same after major, minor and name: 14, 18 or 20
  * fields) into cumulative counters. The histograms are left empty.
  */
-int diskstats_parse(const char *line, struct devstats *out, char *err,
-    size_t errlen);
+int diskstats_parse(
+    const char *line, struct devstats *out, char *err, size_t errlen);
 
 /*
  * mountinfo_find: in the text of a mountinfo file, the mount of device
@@ -145,5 +212,153 @@ int diskstats_parse(const char *line, struct devstats *out, char *err,
  */
 int mountinfo_find(const char *text, unsigned major, unsigned minor,
     const char *realdir, struct target *t, char *err, size_t errlen);
+
+/*
+ * tracefs: what the kernel's tracing file system publishes, parsed apart from
+ * the reading (tracefs.c) so that the exact probe's decoding is tested on
+ * recorded bytes.
+ *
+ * tracefs_format_parse: an event's `format` file (events/SYS/NAME/format)
+ * into its name, id and fields. Fields are always looked up by name, never
+ * by a remembered offset: the kernel may lay them out in another order.
+ */
+#define TRACEFS_MAXFIELD 32
+#define TRACEFS_NAMEMAX  64
+
+struct tracefs_field {
+	char name[TRACEFS_NAMEMAX];
+	unsigned offset, size;
+	int is_signed;
+	/*
+	 * A __data_loc field is 32 bits in the record: the low 16 the offset
+	 * of the data from the start of the record, the high 16 its length.
+	 */
+	int data_loc;
+	int is_string; /* char name[N]: text up to a NUL or N bytes */
+};
+
+struct tracefs_format {
+	char name[TRACEFS_NAMEMAX];
+	unsigned id;
+	size_t nfield;
+	struct tracefs_field field[TRACEFS_MAXFIELD];
+};
+
+int tracefs_format_parse(
+    const char *text, struct tracefs_format *f, char *err, size_t errlen);
+/* The field called name, or NULL. */
+const struct tracefs_field *tracefs_field_find(
+    const struct tracefs_format *f, const char *name);
+
+/*
+ * Reading a field of one record (the payload of a ring-buffer event, which
+ * starts with common_type). Each checks that the field lies inside the record
+ * and returns -1 if not. tracefs_field_u64 reads an integer field of size 1,
+ * 2, 4 or 8, sign-extending a signed one; tracefs_field_str copies a char[N]
+ * or __data_loc string, always NUL-terminated (the kernel's char arrays may
+ * hold garbage after the NUL: it stops there).
+ */
+int tracefs_field_u64(const struct tracefs_field *fd, const unsigned char *rec,
+    size_t len, int big_endian, uint64_t *out);
+int tracefs_field_str(const struct tracefs_field *fd, const unsigned char *rec,
+    size_t len, int big_endian, char *out, size_t outlen);
+
+/*
+ * The layout of one ring-buffer page as events/header_page describes it: a
+ * time stamp, a commit word (the bytes of events on the page, and in its top
+ * bits whether events were lost before it), then the events.
+ */
+struct tracefs_page_layout {
+	unsigned ts_offset, ts_size;
+	unsigned commit_offset, commit_size;
+	unsigned data_offset;
+	size_t page_bytes; /* data_offset + the data's size */
+	int big_endian;
+};
+
+int tracefs_header_page_parse(
+    const char *text, struct tracefs_page_layout *l, char *err, size_t errlen);
+
+/* What one page held besides its events. */
+struct tracefs_page_info {
+	uint64_t ts;       /* the page's time stamp */
+	size_t data_bytes; /* from the commit word */
+	int missed;        /* events were lost before this page */
+	uint64_t
+	    missed_events;     /* how many, when the kernel stored it; else 0 */
+	uint64_t events;       /* data events passed to the callback */
+	uint64_t padding;      /* discarded events and padding skipped */
+	uint64_t time_extends; /* extended time deltas */
+	uint64_t time_stamps;  /* absolute time stamps */
+};
+
+/*
+ * Called once per data event with its time stamp (the page's plus the deltas
+ * so far) and its payload. Returning -1 stops the parse, which then returns
+ * -1 with err left as the callback set it.
+ */
+typedef int (*tracefs_event_fn)(void *ctx, uint64_t ts,
+    const unsigned char *rec, size_t len, char *err, size_t errlen);
+
+/*
+ * Walks one page read from per_cpu/cpuN/trace_pipe_raw (len may be less than
+ * a full page: a read returns what is there). A page that claims more than
+ * it holds, or an event that runs past the commit, is malformed: -1.
+ */
+int tracefs_page_parse(const struct tracefs_page_layout *l,
+    const unsigned char *page, size_t len, tracefs_event_fn fn, void *ctx,
+    struct tracefs_page_info *info, char *err, size_t errlen);
+
+/* per_cpu/cpuN/stats, the counters that say whether events were lost. */
+struct tracefs_cpu_stats {
+	uint64_t entries; /* events in the buffer now */
+	uint64_t overrun; /* overwritten before they were read */
+	uint64_t commit_overrun;
+	uint64_t bytes;   /* bytes of unread events */
+	uint64_t dropped; /* refused because the buffer was full */
+	uint64_t read;    /* events read so far */
+};
+
+int tracefs_stats_parse(
+    const char *text, struct tracefs_cpu_stats *s, char *err, size_t errlen);
+
+/*
+ * The three block events the exact probe enables, decoded into struct blkev
+ * through their formats: the fields are found by name in each event's own
+ * format, whatever their order or offsets.
+ */
+enum {
+	TRACEFS_BIO_QUEUE,
+	TRACEFS_RQ_ISSUE,
+	TRACEFS_RQ_COMPLETE,
+	TRACEFS_NBLOCK
+};
+extern const char *const tracefs_block_events[TRACEFS_NBLOCK];
+
+struct tracefs_block {
+	struct tracefs_format fmt[TRACEFS_NBLOCK];
+	/* For each event, the fields it is read through (NULL when absent). */
+	struct {
+		const struct tracefs_field *type, *dev, *sector, *nr_sector,
+		    *bytes, *error, *rwbs;
+	} f[TRACEFS_NBLOCK];
+	int big_endian;
+};
+
+/*
+ * formats[i]: the text of the format file of tracefs_block_events[i]. The
+ * struct must not be copied after this (it points into itself).
+ */
+int tracefs_block_init(struct tracefs_block *b,
+    const char *const formats[TRACEFS_NBLOCK], int big_endian, char *err,
+    size_t errlen);
+/*
+ * One record of the ring buffer: 1 and *ev filled when it is one of the
+ * three events, 0 when it is another event, -1 when it is too short for its
+ * fields or its rwbs is not one.
+ */
+int tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
+    const unsigned char *rec, size_t len, struct blkev *ev, char *err,
+    size_t errlen);
 
 #endif

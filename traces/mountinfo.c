@@ -1,5 +1,5 @@
 /*
- * mountinfo_linux.c - finding a directory's mount in the text of
+ * mountinfo.c - finding a directory's mount in the text of
  * /proc/self/mountinfo (Documentation/filesystems/proc.rst, 3.5):
  *
  *	36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw
@@ -88,8 +88,9 @@ int
 mountinfo_find(const char *text, unsigned major, unsigned minor,
     const char *realdir, struct target *t, char *err, size_t errlen)
 {
-	size_t best = 0;
+	size_t best = 0, fb_best = 0;
 	int found = 0, lineno = 0;
+	struct target fb; /* the btrfs fallback */
 
 	for (const char *line = text; line != NULL && *line != '\0';) {
 		const char *next = strchr(line, '\n');
@@ -122,9 +123,26 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 			    lineno);
 			return -1;
 		}
+		/*
+		 * A btrfs subvolume has a device number of its own, which
+		 * mountinfo does not show: there the deepest btrfs mount that
+		 * encloses the directory is the one, when no number matches.
+		 */
+		if ((ma != major || mi != minor) && !found &&
+		    strcmp(fstype, "btrfs") == 0 &&
+		    (plen = prefix_len(mp, realdir)) != 0 && plen >= fb_best) {
+			fb_best = plen;
+			snprintf(
+			    fb.mountpoint, sizeof(fb.mountpoint), "%s", mp);
+			snprintf(fb.fstype, sizeof(fb.fstype), "%s", fstype);
+			snprintf(fb.source, sizeof(fb.source), "%s", source);
+			join_options(
+			    fb.options, sizeof(fb.options), opts, sopts);
+		}
 		if (ma != major || mi != minor)
 			continue;
-		/* Bind mounts share a device: the deepest enclosing one wins. */
+		/* Bind mounts share a device: the deepest enclosing one wins.
+		 */
 		if ((plen = prefix_len(mp, realdir)) == 0 || plen < best)
 			continue;
 		best = plen;
@@ -133,6 +151,14 @@ mountinfo_find(const char *text, unsigned major, unsigned minor,
 		snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
 		snprintf(t->source, sizeof(t->source), "%s", source);
 		join_options(t->options, sizeof(t->options), opts, sopts);
+	}
+	if (!found && fb_best > 0) {
+		snprintf(
+		    t->mountpoint, sizeof(t->mountpoint), "%s", fb.mountpoint);
+		snprintf(t->fstype, sizeof(t->fstype), "%s", fb.fstype);
+		snprintf(t->source, sizeof(t->source), "%s", fb.source);
+		snprintf(t->options, sizeof(t->options), "%s", fb.options);
+		found = 1;
 	}
 	if (!found) {
 		snprintf(err, errlen, "no mount of device %u:%u holds '%s'",

@@ -1,0 +1,870 @@
+/*
+ * compare.c - results read back and compared; see compare.h.
+ *
+ * Each result is first reduced to one value per successful run for every
+ * metric, because runs, not requests, are the independent repetitions: the
+ * rank test and the bootstrap work on those values. Histograms are summed
+ * over the runs and tested apart (chi-square, EMD).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "compare.h"
+
+static const char *const layer_name[CMP_NLAYER] = {
+    "app.write", "write", "read", "nfs.write", "nfs.read"};
+
+static char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+static const char *
+str_at(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+/* A number at key: 1 when there, 0 when absent or not a number. */
+static int
+num_at(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_number(v))
+		return 0;
+	*out = json_number_value(v);
+	return 1;
+}
+
+static double
+num_or0(json_t *o, const char *key)
+{
+	double v = 0;
+
+	num_at(o, key, &v);
+	return v;
+}
+
+static struct cmp_series *
+series_get(
+    struct cmp_result *r, const char *name, enum cmp_unit unit, int detail)
+{
+	struct cmp_series *s;
+
+	for (size_t i = 0; i < r->nseries; i++)
+		if (strcmp(r->series[i].name, name) == 0)
+			return &r->series[i];
+	s = realloc(r->series, (r->nseries + 1) * sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	r->series = s;
+	s = &r->series[r->nseries++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->unit = unit;
+	s->detail = detail;
+	return s;
+}
+
+/* Appends one run's value to the series name; -1 when memory runs out. */
+static int
+put(struct cmp_result *r, const char *name, enum cmp_unit unit, int detail,
+    double value)
+{
+	struct cmp_series *s = series_get(r, name, unit, detail);
+	double *v;
+
+	if (s == NULL || (v = realloc(s->v, (s->n + 1) * sizeof(*v))) == NULL)
+		return -1;
+	s->v = v;
+	s->v[s->n++] = value;
+	return 0;
+}
+
+static int
+putf(struct cmp_result *r, enum cmp_unit unit, int detail, double value,
+    const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	return put(r, name, unit, detail, value);
+}
+
+/*
+ * A count from the file as uint64_t: the file is input, and converting a
+ * negative or too large double is undefined, so those become 0.
+ */
+static uint64_t
+to_u64(double v)
+{
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
+}
+
+/* Integer division, as the result's own mean_bytes. */
+static double
+mean_bytes(double bytes, double ops)
+{
+	return ops > 0 ? floor(bytes / ops) : 0;
+}
+
+/* Adds a size_hist object's buckets into h; its kind into kind. */
+static void
+hist_from_json(json_t *o, struct hist *h, char *kind, size_t kindlen)
+{
+	json_t *buckets = json_object_get(o, "buckets"), *b;
+	size_t i;
+
+	if (json_is_string(json_object_get(o, "kind")))
+		snprintf(kind, kindlen, "%s", str_at(o, "kind"));
+	json_array_foreach (buckets, i, b) {
+		double min = 0, count = 0;
+
+		if (num_at(b, "min_bytes", &min) && num_at(b, "count", &count))
+			hist_add(h, to_u64(min), to_u64(count));
+	}
+}
+
+/*
+ * The devices whose statistics are the filesystem's: those with role "fs"
+ * in the targets. Their names, joined by spaces, into buf; 0 when the
+ * targets name none, and then every device counts.
+ */
+static int
+fs_devices(json_t *doc, char *buf, size_t len)
+{
+	json_t *t, *d;
+	size_t i, j;
+	int n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach (json_object_get(doc, "targets"), i, t) {
+		json_array_foreach (json_object_get(t, "devices"), j, d) {
+			if (strcmp(str_at(d, "role"), "fs") != 0)
+				continue;
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			    n++ ? " " : "", str_at(d, "name"));
+		}
+	}
+	return n;
+}
+
+static int
+is_fs_device(const char *fsdevs, int fs_count, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = fsdevs;
+
+	if (fs_count == 0)
+		return 1;
+	if (n == 0)
+		return 0;
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == fsdevs || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Device figures summed over some phases. */
+struct devsum {
+	int seen;
+	double ops[2], bytes[2], flushes, discards;
+};
+
+static void
+devsum_phase(struct devsum *d, json_t *phase, const char *fsdevs, int fs_count)
+{
+	static const char *const dir[2] = {"read", "write"};
+	json_t *dev;
+	size_t i;
+
+	json_array_foreach (json_object_get(phase, "devices"), i, dev) {
+		if (!is_fs_device(fsdevs, fs_count, str_at(dev, "device")))
+			continue;
+		d->seen = 1;
+		for (int k = 0; k < 2; k++) {
+			json_t *x = json_object_get(dev, dir[k]);
+
+			d->ops[k] += num_or0(x, "ops");
+			d->bytes[k] += num_or0(x, "bytes");
+		}
+		d->flushes += num_or0(dev, "flushes");
+		d->discards += num_or0(dev, "discards");
+	}
+}
+
+static int
+put_devsum(struct cmp_result *r, const char *prefix, int detail,
+    const struct devsum *d)
+{
+	static const char *const dir[2] = {"write", "read"};
+	static const int k_of[2] = {1, 0};
+
+	if (!d->seen)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		int k = k_of[i];
+
+		if (putf(r, CMP_COUNT, detail, d->ops[k], "%s%s.ops", prefix,
+		        dir[i]) == -1 ||
+		    putf(r, CMP_BYTES, detail, d->bytes[k], "%s%s.bytes",
+		        prefix, dir[i]) == -1 ||
+		    putf(r, CMP_BYTES, detail,
+		        mean_bytes(d->bytes[k], d->ops[k]), "%s%s.mean_bytes",
+		        prefix, dir[i]) == -1)
+			return -1;
+	}
+	if (putf(r, CMP_COUNT, detail, d->flushes, "%sflushes", prefix) == -1 ||
+	    putf(r, CMP_COUNT, 1, d->discards, "%sdiscards", prefix) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * The NFS wire figures of a run, when it has them (kind "nfs"): calls and
+ * bytes asked for per direction, COMMITs, and the size histograms of the
+ * READ and WRITE calls as two more layers.
+ */
+static int
+reduce_nfs(struct cmp_result *r, json_t *nfs)
+{
+	static const char *const dir[2] = {"write", "read"};
+	static const int layer[2] = {CMP_LAYER_NFS_WRITE, CMP_LAYER_NFS_READ};
+
+	if (!json_is_object(nfs))
+		return 0;
+	if (put(r, "nfs.rpc_calls", CMP_COUNT, 0, num_or0(nfs, "rpc_calls")) ==
+	    -1)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_object_get(nfs, dir[k]);
+
+		if (!json_is_object(x))
+			continue;
+		if (putf(r, CMP_COUNT, 0, num_or0(x, "calls"), "nfs.%s.calls",
+		        dir[k]) == -1 ||
+		    putf(r, CMP_BYTES, 0, num_or0(x, "bytes_requested"),
+		        "nfs.%s.bytes", dir[k]) == -1 ||
+		    putf(r, CMP_BYTES, 0, num_or0(x, "mean_bytes"),
+		        "nfs.%s.mean_bytes", dir[k]) == -1 ||
+		    putf(r, CMP_COUNT, 0, num_or0(x, "errors"), "nfs.%s.errors",
+		        dir[k]) == -1)
+			return -1;
+		r->has_layer[layer[k]] = 1;
+		hist_from_json(json_object_get(x, "size_hist"),
+		    &r->layer[layer[k]], r->layer_kind[layer[k]],
+		    sizeof(r->layer_kind[0]));
+	}
+	if (json_is_object(json_object_get(nfs, "commit")) &&
+	    put(r, "nfs.commit.calls", CMP_COUNT, 0,
+	        num_or0(json_object_get(nfs, "commit"), "calls")) == -1)
+		return -1;
+	return 0;
+}
+
+/* One successful run into the result's series and histograms. */
+static int
+reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
+{
+	static const char *const tkey[3] = {"elapsed_ns", "user_ns", "sys_ns"};
+	static const char *const tname[3] = {"elapsed", "user", "sys"};
+	json_t *phases = json_object_get(run, "phases"), *ph;
+	double tot[3] = {0, 0, 0}, app_ops = 0, app_bytes = 0;
+	struct devsum dev;
+	int app = 0;
+	size_t i;
+
+	if (reduce_nfs(r, json_object_get(run, "nfs")) == -1)
+		return -1;
+	if (json_array_size(phases) == 0)
+		return 0;
+	/* The job's time is that of its phases but the clean-up. */
+	json_array_foreach (phases, i, ph) {
+		if (strcmp(str_at(ph, "phase"), "remove") == 0)
+			continue;
+		for (int k = 0; k < 3; k++)
+			tot[k] += num_or0(ph, tkey[k]);
+	}
+	for (int k = 0; k < 3; k++)
+		if (put(r, tname[k], CMP_NS, 0, tot[k]) == -1)
+			return -1;
+	json_array_foreach (phases, i, ph) {
+		for (int k = 0; k < 3; k++) {
+			double v;
+
+			if (num_at(ph, tkey[k], &v) &&
+			    putf(r, CMP_NS, 0, v, "%s.%s", str_at(ph, "phase"),
+			        tname[k]) == -1)
+				return -1;
+		}
+	}
+
+	memset(&dev, 0, sizeof(dev));
+	json_array_foreach (phases, i, ph) {
+		json_t *aw = json_object_get(ph, "app_write"), *d;
+		size_t j;
+
+		devsum_phase(&dev, ph, fsdevs, fs_count);
+		if (json_is_object(aw)) {
+			app = 1;
+			app_ops += num_or0(aw, "ops");
+			app_bytes += num_or0(aw, "bytes");
+			r->has_layer[CMP_LAYER_APP] = 1;
+			hist_from_json(json_object_get(aw, "size_hist"),
+			    &r->layer[CMP_LAYER_APP],
+			    r->layer_kind[CMP_LAYER_APP],
+			    sizeof(r->layer_kind[0]));
+		}
+		json_array_foreach (json_object_get(ph, "devices"), j, d) {
+			if (!is_fs_device(
+			        fsdevs, fs_count, str_at(d, "device")))
+				continue;
+			for (int l = CMP_LAYER_WRITE; l <= CMP_LAYER_READ;
+			     l++) {
+				json_t *x = json_object_get(
+				    d, l == CMP_LAYER_WRITE ? "write" : "read");
+
+				r->has_layer[l] = 1;
+				hist_from_json(json_object_get(x, "size_hist"),
+				    &r->layer[l], r->layer_kind[l],
+				    sizeof(r->layer_kind[0]));
+			}
+		}
+	}
+	if (put_devsum(r, "", 0, &dev) == -1)
+		return -1;
+	if (app &&
+	    (put(r, "app.write.ops", CMP_COUNT, 0, app_ops) == -1 ||
+	        put(r, "app.write.bytes", CMP_BYTES, 0, app_bytes) == -1 ||
+	        put(r, "app.write.mean_bytes", CMP_BYTES, 0,
+	            mean_bytes(app_bytes, app_ops)) == -1))
+		return -1;
+
+	/* The device figures of each phase alone, for --all and gates. */
+	json_array_foreach (phases, i, ph) {
+		char prefix[48];
+
+		memset(&dev, 0, sizeof(dev));
+		devsum_phase(&dev, ph, fsdevs, fs_count);
+		snprintf(prefix, sizeof(prefix), "%s.", str_at(ph, "phase"));
+		if (put_devsum(r, prefix, 1, &dev) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+void
+cmp_result_free(struct cmp_result *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->nseries; i++)
+		free(r->series[i].v);
+	free(r->series);
+	free(r->path);
+	free(r->label);
+	free(r->kind);
+	free(r->archive);
+	free(r->probe);
+	free(r->resolution);
+	free(r->devices);
+	free(r->target);
+	free(r);
+}
+
+static const char *
+basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s != NULL && s[1] != '\0' ? s + 1 : path;
+}
+
+struct cmp_result *
+cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
+{
+	json_t *schema, *tool, *runs, *run, *wl, *t;
+	char fsdevs[512], target[1024];
+	struct cmp_result *r;
+	const char *label;
+	int fs_count;
+	size_t i;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (not a "
+		    "JSON object)",
+		    name);
+		return NULL;
+	}
+	schema = json_object_get(doc, "schema");
+	tool = json_object_get(doc, "tool");
+	if (!json_is_integer(schema) || json_integer_value(schema) < 1 ||
+	    (tool != NULL && strcmp(str_at(tool, "name"), "ubcreplay") != 0)) {
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "schema version)",
+		    name);
+		return NULL;
+	}
+	if (json_integer_value(schema) > RESULT_SCHEMA) {
+		snprintf(err, errlen,
+		    "'%s' has schema %lld, newer than this "
+		    "ubcreplay reads (%d): compare it with a newer ubcreplay",
+		    name, (long long)json_integer_value(schema), RESULT_SCHEMA);
+		return NULL;
+	}
+	runs = json_object_get(doc, "runs");
+	if (!json_is_array(runs)) {
+		snprintf(err, errlen,
+		    "'%s' is not a ubcreplay result (no "
+		    "runs)",
+		    name);
+		return NULL;
+	}
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		goto nomem;
+	wl = json_object_get(doc, "workload");
+	t = json_array_get(json_object_get(doc, "targets"), 0);
+	label = str_at(doc, "label");
+	fs_count = fs_devices(doc, fsdevs, sizeof(fsdevs));
+	snprintf(target, sizeof(target), "%s%s%s", str_at(t, "fstype"),
+	    *str_at(t, "options") ? " " : "", str_at(t, "options"));
+	r->path = xstrdup(name);
+	r->label = xstrdup(*label ? label : basename_of(name));
+	r->kind = xstrdup(str_at(doc, "kind"));
+	r->archive = xstrdup(str_at(wl, "archive"));
+	r->archive_bytes = to_u64(num_or0(wl, "bytes"));
+	r->archive_entries = to_u64(num_or0(wl, "entries"));
+	r->probe = xstrdup(str_at(json_object_get(doc, "probe"), "name"));
+	r->resolution =
+	    xstrdup(str_at(json_object_get(doc, "probe"), "resolution"));
+	r->devices = xstrdup(fsdevs);
+	r->target = xstrdup(target);
+	if (r->path == NULL || r->label == NULL || r->kind == NULL ||
+	    r->archive == NULL || r->probe == NULL || r->resolution == NULL ||
+	    r->devices == NULL || r->target == NULL)
+		goto nomem;
+
+	r->runs = json_array_size(runs);
+	json_array_foreach (runs, i, run) {
+		if (strcmp(str_at(run, "status"), "ok") != 0)
+			continue;
+		r->runs_ok++;
+		if (reduce_run(r, run, fsdevs, fs_count) == -1)
+			goto nomem;
+	}
+	if (r->runs == 0) {
+		snprintf(err, errlen, "'%s' has no runs to compare", name);
+		cmp_result_free(r);
+		return NULL;
+	}
+	if (r->runs_ok == 0) {
+		snprintf(err, errlen,
+		    "'%s' has no successful run to compare "
+		    "(all %zu failed)",
+		    name, r->runs);
+		cmp_result_free(r);
+		return NULL;
+	}
+	return r;
+nomem:
+	snprintf(err, errlen, "cannot reduce '%s': out of memory", name);
+	cmp_result_free(r);
+	return NULL;
+}
+
+struct cmp_result *
+cmp_result_load(const char *path, char *err, size_t errlen)
+{
+	struct cmp_result *r;
+	json_t *doc;
+
+	/* The one reader of result files checks the file is one. */
+	if ((doc = result_load(path, err, errlen)) == NULL)
+		return NULL;
+	r = cmp_result_from_json(doc, path, err, errlen);
+	json_decref(doc);
+	return r;
+}
+
+const struct cmp_series *
+cmp_result_series(const struct cmp_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nseries; i++)
+		if (strcmp(r->series[i].name, name) == 0)
+			return &r->series[i];
+	return NULL;
+}
+
+static int
+warn(struct cmp *c, const char *fmt, ...)
+{
+	char buf[1024], **w, *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if ((s = xstrdup(buf)) == NULL ||
+	    (w = realloc(c->warn, (c->nwarn + 1) * sizeof(*w))) == NULL) {
+		free(s);
+		return -1;
+	}
+	c->warn = w;
+	c->warn[c->nwarn++] = s;
+	return 0;
+}
+
+/* What makes result b a less fair comparison with the baseline a. */
+static int
+fairness(struct cmp *c, const struct cmp_result *a, const struct cmp_result *b)
+{
+	if (strcmp(a->kind, b->kind) != 0 &&
+	    warn(c, "'%s' is a %s result, the baseline '%s' a %s one", b->path,
+	        b->kind, a->path, a->kind) == -1)
+		return -1;
+	if ((strcmp(basename_of(a->archive), basename_of(b->archive)) != 0 ||
+	        a->archive_bytes != b->archive_bytes ||
+	        a->archive_entries != b->archive_entries) &&
+	    warn(c,
+	        "different archives: '%s' extracted %s (%llu entries, "
+	        "%llu bytes), the baseline %s (%llu entries, %llu bytes)",
+	        b->path, b->archive, (unsigned long long)b->archive_entries,
+	        (unsigned long long)b->archive_bytes, a->archive,
+	        (unsigned long long)a->archive_entries,
+	        (unsigned long long)a->archive_bytes) == -1)
+		return -1;
+	if (strcmp(a->resolution, b->resolution) != 0 &&
+	    warn(c,
+	        "different probe resolutions: '%s' was measured %s "
+	        "(%s), the baseline %s (%s); transfer sizes are not the same "
+	        "quantity",
+	        b->path, b->resolution, b->probe, a->resolution,
+	        a->probe) == -1)
+		return -1;
+	if (strcmp(a->devices, b->devices) != 0 &&
+	    warn(c, "different devices: '%s' on %s, the baseline on %s",
+	        b->path, *b->devices ? b->devices : "no device",
+	        *a->devices ? a->devices : "no device") == -1)
+		return -1;
+	return 0;
+}
+
+/* A seed from the metric name, so intervals do not depend on row order. */
+static uint64_t
+seed_of(const char *name, size_t result)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return h ^ result;
+}
+
+static int
+compare_cell(const struct cmp *c, const char *name, const struct cmp_series *sa,
+    const struct cmp_series *sb, struct cmp_cell *cell, size_t result,
+    char *err, size_t errlen)
+{
+	cell->present = sb != NULL && sb->n > 0;
+	if (!cell->present)
+		return 0;
+	stats_summarize(sb->v, sb->n, &cell->sum);
+	if (sa == NULL || sa->n == 0 || result == 0)
+		return 0;
+	{
+		double ma = stats_median(sa->v, sa->n);
+
+		if (ma != 0) {
+			cell->ratio_valid = 1;
+			cell->ratio = cell->sum.median / ma;
+			cell->change_pct = (cell->ratio - 1) * 100;
+		}
+	}
+	stats_mannwhitney(sa->v, sa->n, sb->v, sb->n, &cell->mw);
+	cell->pmin = stats_mw_pmin(sa->n, sb->n);
+	if (stats_bootstrap_ratio(sa->v, sa->n, sb->v, sb->n, c->opts.resamples,
+	        c->opts.level, seed_of(name, result), &cell->ci, err,
+	        errlen) == -1)
+		return -1;
+	if (cell->pmin > c->opts.alpha)
+		cell->verdict = CMP_TOO_FEW;
+	else if (cell->mw.p < c->opts.alpha)
+		cell->verdict = CMP_CHANGED;
+	else
+		cell->verdict = CMP_SAME;
+	return 0;
+}
+
+static int
+add_row(struct cmp *c, const struct cmp_series *s)
+{
+	struct cmp_row *row;
+
+	for (size_t i = 0; i < c->nrow; i++)
+		if (strcmp(c->row[i].name, s->name) == 0)
+			return 0;
+	row = realloc(c->row, (c->nrow + 1) * sizeof(*row));
+	if (row == NULL)
+		return -1;
+	c->row = row;
+	row = &c->row[c->nrow];
+	row->name = s->name;
+	row->unit = s->unit;
+	row->detail = s->detail;
+	if ((row->cell = calloc(c->nresult, sizeof(*row->cell))) == NULL)
+		return -1;
+	c->nrow++;
+	return 0;
+}
+
+static void
+compare_hists(struct cmp *c)
+{
+	for (int l = 0; l < CMP_NLAYER; l++) {
+		const struct cmp_result *a = c->result[0];
+		struct cmp_hist *h0 = &c->hist[l][0];
+
+		h0->present = a->has_layer[l] && hist_total(&a->layer[l]) > 0;
+		h0->median_bucket =
+		    stats_median_bucket(a->layer[l].count, HIST_NBUCKETS);
+		for (size_t i = 1; i < c->nresult; i++) {
+			const struct cmp_result *b = c->result[i];
+			struct cmp_hist *h = &c->hist[l][i];
+
+			h->median_bucket = stats_median_bucket(
+			    b->layer[l].count, HIST_NBUCKETS);
+			h->present = h0->present && b->has_layer[l] &&
+			    hist_total(&b->layer[l]) > 0;
+			if (!h->present)
+				continue;
+			stats_chi2_hist(a->layer[l].count, b->layer[l].count,
+			    HIST_NBUCKETS, &h->chi2);
+			h->emd_buckets = stats_emd_hist(a->layer[l].count,
+			    b->layer[l].count, HIST_NBUCKETS);
+			h->shift_buckets = stats_shift_hist(a->layer[l].count,
+			    b->layer[l].count, HIST_NBUCKETS);
+			h->verdict = h->chi2.valid &&
+			        h->chi2.p < c->opts.alpha &&
+			        h->emd_buckets >= c->opts.emd_min
+			    ? CMP_CHANGED
+			    : CMP_SAME;
+		}
+	}
+}
+
+struct cmp *
+cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts, char *err,
+    size_t errlen)
+{
+	struct cmp *c = calloc(1, sizeof(*c));
+
+	if (c == NULL || (c->result = calloc(n, sizeof(*c->result))) == NULL) {
+		free(c);
+		for (size_t i = 0; i < n; i++)
+			cmp_result_free(r[i]);
+		snprintf(err, errlen, "cannot compare: out of memory");
+		return NULL;
+	}
+	c->opts = *opts;
+	c->nresult = n;
+	memcpy(c->result, r, n * sizeof(*r));
+	for (int l = 0; l < CMP_NLAYER; l++)
+		if ((c->hist[l] = calloc(n, sizeof(*c->hist[l]))) == NULL)
+			goto nomem;
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i]->runs_ok < r[i]->runs &&
+		    warn(c,
+		        "'%s': %zu of %zu runs failed; comparing the %zu "
+		        "that succeeded",
+		        r[i]->path, r[i]->runs - r[i]->runs_ok, r[i]->runs,
+		        r[i]->runs_ok) == -1)
+			goto nomem;
+		if (i > 0 && fairness(c, r[0], r[i]) == -1)
+			goto nomem;
+		/* Rows: the baseline's metrics, then any new ones in order. */
+		for (size_t s = 0; s < r[i]->nseries; s++)
+			if (add_row(c, &r[i]->series[s]) == -1)
+				goto nomem;
+	}
+	for (size_t k = 0; k < c->nrow; k++) {
+		struct cmp_row *row = &c->row[k];
+		const struct cmp_series *sa =
+		    cmp_result_series(r[0], row->name);
+
+		for (size_t i = 0; i < n; i++)
+			if (compare_cell(c, row->name, sa,
+			        cmp_result_series(r[i], row->name),
+			        &row->cell[i], i, err, errlen) == -1) {
+				cmp_free(c);
+				return NULL;
+			}
+	}
+	compare_hists(c);
+	return c;
+nomem:
+	cmp_free(c);
+	snprintf(err, errlen, "cannot compare: out of memory");
+	return NULL;
+}
+
+void
+cmp_free(struct cmp *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t k = 0; k < c->nrow; k++)
+		free(c->row[k].cell);
+	free(c->row);
+	for (size_t i = 0; i < c->nwarn; i++)
+		free(c->warn[i]);
+	free(c->warn);
+	for (int l = 0; l < CMP_NLAYER; l++)
+		free(c->hist[l]);
+	for (size_t i = 0; i < c->nresult; i++)
+		cmp_result_free(c->result[i]);
+	free(c->result);
+	free(c);
+}
+
+const struct cmp_row *
+cmp_row_find(const struct cmp *c, const char *name)
+{
+	for (size_t k = 0; k < c->nrow; k++)
+		if (strcmp(c->row[k].name, name) == 0)
+			return &c->row[k];
+	return NULL;
+}
+
+int
+cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err, size_t errlen)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	double pct;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->spec, sizeof(g->spec), "%s", spec);
+	if (colon == NULL || colon == spec ||
+	    (size_t)(colon - spec) >= sizeof(g->metric) ||
+	    (colon[1] != '+' && colon[1] != '-')) {
+		snprintf(err, errlen,
+		    "bad --fail-if '%s': want METRIC:+PCT%% "
+		    "or METRIC:-PCT%%, e.g. elapsed:+10%%",
+		    spec);
+		return -1;
+	}
+	memcpy(g->metric, spec, (size_t)(colon - spec));
+	g->direction = colon[1] == '+' ? 1 : -1;
+	errno = 0;
+	pct = strtod(colon + 2, &end);
+	if (end == colon + 2 || errno != 0 || !isfinite(pct) || pct < 0 ||
+	    (*end == '%' ? end[1] != '\0' : *end != '\0')) {
+		snprintf(err, errlen,
+		    "bad --fail-if '%s': the limit must be a "
+		    "percentage, e.g. %s:%c10%%",
+		    spec, g->metric, colon[1]);
+		return -1;
+	}
+	g->limit_pct = pct;
+	return 0;
+}
+
+int
+cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
+    struct cmp_failure *fail, size_t nfail, char *err, size_t errlen)
+{
+	int nfailed = 0;
+
+	for (size_t g = 0; g < ngate; g++) {
+		const struct cmp_gate *gate = &gates[g];
+		const struct cmp_row *row = cmp_row_find(c, gate->metric);
+
+		if (row == NULL) {
+			size_t len;
+
+			snprintf(err, errlen,
+			    "--fail-if %s: no metric '%s' in "
+			    "these results; there are:",
+			    gate->spec, gate->metric);
+			for (size_t k = 0; k < c->nrow; k++)
+				if ((len = strlen(err)) + 2 < errlen)
+					snprintf(err + len, errlen - len, " %s",
+					    c->row[k].name);
+			return -1;
+		}
+		for (size_t i = 1; i < c->nresult; i++) {
+			const struct cmp_cell *cell = &row->cell[i];
+			int beyond;
+
+			if (!row->cell[0].present || !cell->present) {
+				snprintf(err, errlen,
+				    "--fail-if %s: '%s' has no "
+				    "%s",
+				    gate->spec,
+				    c->result[cell->present ? 0 : i]->path,
+				    gate->metric);
+				return -1;
+			}
+			if (cell->verdict == CMP_TOO_FEW) {
+				snprintf(err, errlen,
+				    "--fail-if %s: %zu runs "
+				    "against %zu are too few to test (the "
+				    "smallest p they allow is %.3g, not below "
+				    "%g): use 4 or more runs each",
+				    gate->spec, row->cell[0].sum.n, cell->sum.n,
+				    cell->pmin, c->opts.alpha);
+				return -1;
+			}
+			if (!cell->ratio_valid) {
+				snprintf(err, errlen,
+				    "--fail-if %s: the "
+				    "baseline's median %s is 0, so a change "
+				    "in percent means nothing",
+				    gate->spec, gate->metric);
+				return -1;
+			}
+			beyond = gate->direction > 0
+			    ? cell->change_pct > gate->limit_pct
+			    : cell->change_pct < -gate->limit_pct;
+			if (!beyond || cell->verdict != CMP_CHANGED)
+				continue;
+			if ((size_t)nfailed < nfail) {
+				fail[nfailed].gate = gate;
+				fail[nfailed].result = i;
+				fail[nfailed].change_pct = cell->change_pct;
+				fail[nfailed].p = cell->mw.p;
+			}
+			nfailed++;
+		}
+	}
+	return nfailed;
+}
+
+const char *
+cmp_layer_name(int layer)
+{
+	return layer_name[layer];
+}

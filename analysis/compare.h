@@ -1,0 +1,236 @@
+/*
+ * compare.h - what `ubcreplay compare` promises: results read back from
+ * their JSON, reduced to one value per run for every metric, and compared
+ * with the first result (the baseline): the change, whether it is more than
+ * run-to-run noise, and whether it crosses a CI gate's threshold.
+ *
+ * Metrics are named as --fail-if names them (docs/compare.md):
+ *
+ *	elapsed, user, sys		the job's phases (all but remove)
+ *	extract.elapsed, sync.sys, ...	one phase
+ *	write.ops, write.bytes, write.mean_bytes, read.*, flushes, discards
+ *					the filesystem's device(s), whole run
+ *	extract.write.mean_bytes, ...	the same over one phase
+ *	app.write.ops, app.write.bytes, app.write.mean_bytes
+ *					the workload's own write() calls
+ *	nfs.write.calls, nfs.write.bytes, nfs.write.mean_bytes, nfs.read.*,
+ *	nfs.commit.calls, nfs.rpc_calls	NFS on the wire (kind "nfs")
+ *
+ * and the transfer-size histograms by layer: "app.write", "write", "read",
+ * "nfs.write", "nfs.read".
+ *
+ *	struct cmp_result *r[2];
+ *	struct cmp *c;
+ *
+ *	r[0] = cmp_result_load("a.json", err, sizeof(err));	checked
+ *	r[1] = cmp_result_load("b.json", err, sizeof(err));
+ *	c = cmp_new(r, 2, &opts, err, sizeof(err));		tests run here
+ *	cmp_report_text(c, stdout);
+ *	n = cmp_gate(c, gates, ngate, fail, nfail, err, sizeof(err));
+ *	cmp_free(c);					frees the results too
+ *
+ * Nothing here exits; the only printing is the rendering to a caller's
+ * FILE. Errors come back as -1 or NULL with the message in err.
+ */
+#ifndef UBC_COMPARE_H
+#define UBC_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "hist.h"
+#include "stats.h"
+
+enum cmp_unit { CMP_NS, CMP_COUNT, CMP_BYTES };
+
+/* One metric of one result: a value per successful run that had it. */
+struct cmp_series {
+	char name[64];
+	enum cmp_unit unit;
+	int detail; /* shown only with --all */
+	size_t n;
+	double *v;
+};
+
+enum {
+	CMP_LAYER_APP,
+	CMP_LAYER_WRITE,
+	CMP_LAYER_READ,
+	CMP_LAYER_NFS_WRITE,
+	CMP_LAYER_NFS_READ,
+	CMP_NLAYER
+};
+
+/* "app.write", "write", "read", "nfs.write", "nfs.read". */
+const char *cmp_layer_name(int layer);
+
+/* One result, reduced. */
+struct cmp_result {
+	char *path;
+	char *label;   /* the result's label, else the file name */
+	char *kind;    /* "tar", "nfs", ... */
+	char *archive; /* workload.archive, or "" */
+	uint64_t archive_bytes;
+	uint64_t archive_entries;
+	char *probe; /* probe name and resolution */
+	char *resolution;
+	char *devices; /* the filesystem device names, joined */
+	char *target;  /* fstype and options */
+	size_t runs;   /* all runs, and those that were ok */
+	size_t runs_ok;
+	size_t nseries;
+	struct cmp_series *series;
+	/* Summed over the successful runs, every phase. */
+	int has_layer[CMP_NLAYER];
+	struct hist layer[CMP_NLAYER];
+	char layer_kind[CMP_NLAYER][16]; /* "exact", "interval_mean" */
+};
+
+/*
+ * Reads a result file, checks that it is one this reader understands and
+ * that it has successful runs, and reduces it. NULL with the reason, naming
+ * the file, when it cannot be read, is not a result, has a newer schema, or
+ * has no successful run to compare.
+ */
+struct cmp_result *cmp_result_load(const char *path, char *err, size_t errlen);
+/* The same from a parsed document; name is what messages call it. */
+struct cmp_result *cmp_result_from_json(
+    json_t *doc, const char *name, char *err, size_t errlen);
+void cmp_result_free(struct cmp_result *r);
+/* The series named name, or NULL. */
+const struct cmp_series *cmp_result_series(
+    const struct cmp_result *r, const char *name);
+
+enum cmp_verdict {
+	CMP_NONE,    /* nothing to test: a side lacks the metric */
+	CMP_TOO_FEW, /* the rank test cannot reach alpha with these runs */
+	CMP_SAME,    /* no significant change */
+	CMP_CHANGED, /* significant */
+};
+
+/* One metric of one result against the baseline's. */
+struct cmp_cell {
+	int present;
+	struct stats_summary sum;
+	int ratio_valid; /* the baseline's median is not 0 */
+	double ratio;    /* median / baseline median */
+	double change_pct;
+	struct stats_mw mw;
+	double pmin;        /* smallest p these run counts allow */
+	struct stats_ci ci; /* of the ratio */
+	enum cmp_verdict verdict;
+};
+
+struct cmp_row {
+	const char *name; /* the baseline's or first result's series */
+	enum cmp_unit unit;
+	int detail;
+	struct cmp_cell *cell; /* one per result; cell[0] the baseline */
+};
+
+/* One histogram layer of one result against the baseline's. */
+struct cmp_hist {
+	int present; /* both have the layer with counts */
+	struct stats_chi2 chi2;
+	double emd_buckets;
+	double shift_buckets; /* negative: smaller transfers */
+	int median_bucket;    /* this result's; the baseline's is in [0] */
+	enum cmp_verdict verdict;
+};
+
+struct cmp_opts {
+	double alpha;       /* significance level, 0.05 */
+	double level;       /* confidence of the intervals, 0.95 */
+	unsigned resamples; /* bootstrap resamples, 4000 */
+	double emd_min;     /* smallest shape change to call, in buckets */
+};
+
+#define CMP_OPTS_DEFAULT                                                       \
+	{                                                                      \
+		0.05, 0.95, 4000, 0.1                                          \
+	}
+
+/* Results compared: all of it computed once, by cmp_new. */
+struct cmp {
+	struct cmp_opts opts;
+	size_t nresult;
+	struct cmp_result **result; /* result[0] is the baseline */
+	size_t nrow;
+	struct cmp_row *row;
+	struct cmp_hist *hist[CMP_NLAYER]; /* one per result */
+	size_t nwarn;
+	char **warn; /* what makes the comparison less fair */
+};
+
+/*
+ * Compares results r[1..n-1] with r[0]. Takes the results: cmp_free frees
+ * them, and so does cmp_new when it fails.
+ */
+struct cmp *cmp_new(struct cmp_result **r, size_t n,
+    const struct cmp_opts *opts, char *err, size_t errlen);
+void cmp_free(struct cmp *c);
+
+/* The row for a metric name, or NULL. */
+const struct cmp_row *cmp_row_find(const struct cmp *c, const char *name);
+
+/*
+ * A CI gate: fail when the metric moves beyond limit_pct in the direction
+ * given (+ up, - down) and the move is significant.
+ */
+struct cmp_gate {
+	char metric[64];
+	int direction;    /* +1 or -1 */
+	double limit_pct; /* >= 0 */
+	char spec[96];    /* as written, for messages */
+};
+
+/*
+ * Parses "METRIC:+PCT%" or "METRIC:-PCT%" ('%' optional, PCT a decimal
+ * number), e.g. "elapsed:+10%", "write.mean_bytes:-20%".
+ */
+int cmp_gate_parse(
+    const char *spec, struct cmp_gate *g, char *err, size_t errlen);
+
+/* One gate crossed by one result. */
+struct cmp_failure {
+	const struct cmp_gate *gate;
+	size_t result;
+	double change_pct;
+	double p;
+};
+
+/*
+ * Checks every gate against every result but the baseline. Returns the
+ * number of failures (writing up to nfail of them), or -1 when a gate cannot
+ * be judged: its metric is unknown or missing from a result, or there are
+ * too few runs for the rank test to ever reach alpha, so that a CI job
+ * never passes a gate that could not have failed.
+ */
+int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
+    size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,
+    size_t errlen);
+
+/* The text report: results, metric table, histograms, series. */
+void cmp_report_text(const struct cmp *c, FILE *fp, int all);
+
+/* Human-readable value of a metric: "1.23 s", "64.0K", "1234". */
+void cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit);
+
+/*
+ * The SVG picture: per layer the size histograms of every result side by
+ * side, and every run's elapsed time per result. Returns -1 on a write
+ * error.
+ */
+int cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen);
+
+/*
+ * The same into the file path, through a temporary file in its directory
+ * and a rename, so that no half-written picture is ever left.
+ */
+int cmp_svg_write(
+    const struct cmp *c, const char *path, char *err, size_t errlen);
+
+#endif

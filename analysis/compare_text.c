@@ -1,0 +1,406 @@
+/*
+ * compare_text.c - the text report of a comparison: the results, a table
+ * of every metric side by side with its change against the baseline, what
+ * changed significantly and how sure we are, the transfer sizes per layer,
+ * and with more than two results the series.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* How a unit prints at the size of a given value. */
+struct scale {
+	double div;
+	const char *suffix;
+	int decimals;
+};
+
+static struct scale
+scale_for(enum cmp_unit unit, double v)
+{
+	static const char *const bunit[] = {"", "K", "M", "G", "T"};
+	struct scale s = {1, "", 0};
+	double a = fabs(v);
+
+	switch (unit) {
+	case CMP_NS:
+		if (a >= 1e9) {
+			s.div = 1e9, s.suffix = " s";
+			s.decimals = a >= 1e11 ? 0 : a >= 1e10 ? 1 : 2;
+		} else if (a >= 1e6) {
+			s.div = 1e6, s.suffix = " ms";
+			s.decimals = a >= 1e8 ? 0 : 1;
+		} else {
+			s.div = 1e3, s.suffix = " us";
+		}
+		break;
+	case CMP_BYTES:
+		for (int u = 0; u + 1 < 5 && a >= 1024 * s.div; u++) {
+			s.div *= 1024;
+			s.suffix = bunit[u + 1];
+			s.decimals = 1;
+		}
+		break;
+	case CMP_COUNT:
+		break;
+	}
+	return s;
+}
+
+void
+cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit)
+{
+	struct scale s = scale_for(unit, v);
+
+	snprintf(buf, len, "%.*f%s", s.decimals, v / s.div, s.suffix);
+}
+
+/* min-max in the median's scale, without the unit: "1.20-1.30". */
+static void
+format_range(
+    char *buf, size_t len, const struct stats_summary *sum, enum cmp_unit unit)
+{
+	struct scale s = scale_for(unit, sum->median);
+
+	if (sum->min == sum->max)
+		snprintf(buf, len, "=");
+	else
+		snprintf(buf, len, "%.*f-%.*f", s.decimals, sum->min / s.div,
+		    s.decimals, sum->max / s.div);
+}
+
+static const char *
+marker(enum cmp_verdict v)
+{
+	return v == CMP_CHANGED ? "*" : v == CMP_TOO_FEW ? "?" : " ";
+}
+
+static void
+format_change(char *buf, size_t len, const struct cmp_cell *cell)
+{
+	if (!cell->present)
+		snprintf(buf, len, "-");
+	else if (!cell->ratio_valid)
+		snprintf(buf, len, "n/a %s", marker(cell->verdict));
+	else
+		snprintf(buf, len, "%+.1f%% %s", cell->change_pct,
+		    marker(cell->verdict));
+}
+
+/* A row is worth showing unless detail or zero in every result. */
+static int
+row_shown(const struct cmp *c, const struct cmp_row *row, int all)
+{
+	if (row->detail && !all)
+		return 0;
+	if (all)
+		return 1;
+	for (size_t i = 0; i < c->nresult; i++)
+		if (row->cell[i].present &&
+		    (row->cell[i].sum.max != 0 || row->cell[i].sum.min != 0))
+			return 1;
+	return 0;
+}
+
+static void
+print_results(const struct cmp *c, FILE *fp)
+{
+	fprintf(fp, "Results (the first is the baseline):\n");
+	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		fprintf(fp, "  %c  %-20s %s\n", (int)('A' + i % 26), r->label,
+		    r->path);
+		fprintf(fp,
+		    "     %zu of %zu runs ok; %s%s%s; device %s; "
+		    "probe %s (%s)\n",
+		    r->runs_ok, r->runs, r->kind, *r->target ? " on " : "",
+		    r->target, *r->devices ? r->devices : "none",
+		    *r->probe ? r->probe : "?",
+		    *r->resolution ? r->resolution : "?");
+	}
+	for (size_t w = 0; w < c->nwarn; w++)
+		fprintf(fp, "warning: %s\n", c->warn[w]);
+	fputc('\n', fp);
+}
+
+#define NAMEW  26
+#define MEDW   10
+#define RANGEW 16
+#define CHGW   11
+
+static void
+print_table(const struct cmp *c, FILE *fp, int all)
+{
+	fprintf(fp, "%-*s", NAMEW, "");
+	for (size_t i = 0; i < c->nresult; i++)
+		fprintf(fp, "%c %-*.*s%s", (int)('A' + i % 26),
+		    MEDW + RANGEW - 2, MEDW + RANGEW - 3, c->result[i]->label,
+		    i > 0 ? "           " : "");
+	fprintf(fp, "\n%-*s", NAMEW, "metric");
+	for (size_t i = 0; i < c->nresult; i++) {
+		fprintf(fp, "%*s  %-*s", MEDW, "median", RANGEW - 2, "range");
+		if (i > 0)
+			fprintf(fp, "%*s", CHGW, "change");
+	}
+	fputc('\n', fp);
+
+	for (size_t k = 0; k < c->nrow; k++) {
+		const struct cmp_row *row = &c->row[k];
+
+		if (!row_shown(c, row, all))
+			continue;
+		fprintf(fp, "%-*s", NAMEW, row->name);
+		for (size_t i = 0; i < c->nresult; i++) {
+			const struct cmp_cell *cell = &row->cell[i];
+			char med[32] = "-", range[48] = "", chg[32];
+
+			if (cell->present) {
+				cmp_format_value(med, sizeof(med),
+				    cell->sum.median, row->unit);
+				format_range(range, sizeof(range), &cell->sum,
+				    row->unit);
+			}
+			fprintf(fp, "%*s  %-*s", MEDW, med, RANGEW - 2, range);
+			if (i > 0) {
+				format_change(chg, sizeof(chg), cell);
+				fprintf(fp, "%*s", CHGW, chg);
+			}
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp,
+	    "\n  median and range (min-max) over each result's "
+	    "successful runs; change: median against\n  the baseline's. "
+	    "* significant (Mann-Whitney U over runs, p < %g); ? too few "
+	    "runs\n  to test; unmarked: no significant change.\n\n",
+	    c->opts.alpha);
+}
+
+static void
+print_p(FILE *fp, const struct stats_mw *mw)
+{
+	if (mw->p < 1e-4)
+		fprintf(fp, "p %.1e", mw->p);
+	else
+		fprintf(fp, "p %.4f", mw->p);
+	fprintf(fp, " (%s)",
+	    mw->method == STATS_MW_EXACT ? "exact" : "normal approx.");
+}
+
+static void
+print_verdicts(const struct cmp *c, FILE *fp, int all)
+{
+	for (size_t i = 1; i < c->nresult; i++) {
+		size_t same = 0, few = 0, changed = 0, fa = 0, fb = 0;
+		double pmin = 1;
+
+		fprintf(fp, "%c %s against A %s:\n", (int)('A' + i % 26),
+		    c->result[i]->label, c->result[0]->label);
+		for (size_t k = 0; k < c->nrow; k++) {
+			const struct cmp_row *row = &c->row[k];
+			const struct cmp_cell *cell = &row->cell[i];
+
+			if (!row_shown(c, row, all) || !cell->present ||
+			    !row->cell[0].present)
+				continue;
+			if (cell->verdict == CMP_TOO_FEW) {
+				few++;
+				pmin = cell->pmin;
+				fa = row->cell[0].sum.n;
+				fb = cell->sum.n;
+				continue;
+			}
+			if (cell->verdict != CMP_CHANGED) {
+				same++;
+				continue;
+			}
+			changed++;
+			fprintf(fp, "  %-24s", row->name);
+			if (cell->ratio_valid)
+				fprintf(fp, " %+8.1f%%  ratio %.3g",
+				    cell->change_pct, cell->ratio);
+			else
+				fprintf(fp, " the baseline's median is 0");
+			if (cell->ci.valid)
+				fprintf(fp, " [%.3g, %.3g]", cell->ci.lo,
+				    cell->ci.hi);
+			fprintf(fp, "  ");
+			print_p(fp, &cell->mw);
+			fputc('\n', fp);
+		}
+		if (changed > 0)
+			fprintf(fp,
+			    "  (ratio of medians with its %g%% bootstrap "
+			    "interval)\n",
+			    c->opts.level * 100);
+		/*
+		 * Many metrics tested at once: some pass the level by chance,
+		 * and the reader should know how many to expect.
+		 */
+		if (changed > 0 && changed + same >= 10)
+			fprintf(fp,
+			    "  (%zu metrics tested at p < %g: about %.1f "
+			    "may pass by chance alone)\n",
+			    changed + same, c->opts.alpha,
+			    (double)(changed + same) * c->opts.alpha);
+		if (few > 0)
+			fprintf(fp,
+			    "  too few runs to test%s: %zu against %zu "
+			    "runs cannot give p below %.3g\n",
+			    changed + same > 0 ? " for some metrics" : "", fa,
+			    fb, pmin);
+		if (changed == 0 && same > 0 && few == 0)
+			fprintf(fp, "  no significant change\n");
+		else if (same > 0)
+			fprintf(fp,
+			    "  no significant change in the other %zu "
+			    "metrics\n",
+			    same);
+		fputc('\n', fp);
+	}
+}
+
+static void
+print_hist_layer(const struct cmp *c, FILE *fp, int l)
+{
+	int lo = HIST_NBUCKETS, hi = -1;
+	uint64_t total[64];
+	size_t n = c->nresult < 64 ? c->nresult : 64;
+	char lab[16];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		total[i] = r->has_layer[l] ? hist_total(&r->layer[l]) : 0;
+		for (int b = 0; total[i] && b < HIST_NBUCKETS; b++)
+			if (r->layer[l].count[b]) {
+				lo = b < lo ? b : lo;
+				hi = b > hi ? b : hi;
+			}
+	}
+	if (hi < 0)
+		return;
+	fprintf(fp, "%s transfer sizes: share of transfers per bucket (%s)\n",
+	    cmp_layer_name(l),
+	    c->result[0]->layer_kind[l][0] ? c->result[0]->layer_kind[l] : "?");
+	fprintf(fp, "  %-8s", "bucket");
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, " %9c", (int)('A' + i % 26));
+	fputc('\n', fp);
+	for (int b = lo; b <= hi; b++) {
+		int any = 0;
+
+		/* Buckets empty in every result are left out. */
+		for (size_t i = 0; i < n; i++)
+			any |= c->result[i]->layer[l].count[b] != 0;
+		if (!any)
+			continue;
+		fprintf(
+		    fp, "  %-8s", hist_label((unsigned)b, lab, sizeof(lab)));
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = c->result[i]->layer[l].count[b];
+			double pct =
+			    total[i] ? 100.0 * (double)k / (double)total[i] : 0;
+
+			if (total[i] == 0)
+				fprintf(fp, " %9s", "-");
+			else if (k > 0 && pct < 0.05)
+				fprintf(fp, " %9s", "<0.1%");
+			else
+				fprintf(fp, " %8.1f%%", pct);
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp, "  %-8s", "count");
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, " %9llu", (unsigned long long)total[i]);
+	fputc('\n', fp);
+	for (size_t i = 1; i < n; i++) {
+		const struct cmp_hist *h = &c->hist[l][i];
+		char la[16], lb[16];
+
+		if (!h->present)
+			continue;
+		fprintf(fp, "  %c against A: ", (int)('A' + i % 26));
+		if (h->chi2.dof == 0)
+			fprintf(fp, "one bucket in common, nothing to test; ");
+		else
+			fprintf(fp, "chi-square %.1f, %u df, p %s%.2g; ",
+			    h->chi2.chi2, h->chi2.dof,
+			    h->chi2.p < 1e-16 ? "< " : "",
+			    h->chi2.p < 1e-16 ? 1e-16 : h->chi2.p);
+		fprintf(fp, "EMD %.2f buckets (%s); median %s -> %s: %s\n",
+		    h->emd_buckets,
+		    h->shift_buckets < 0       ? "smaller"
+		        : h->shift_buckets > 0 ? "larger"
+		                               : "no shift",
+		    hist_label(
+		        (unsigned)c->hist[l][0].median_bucket, la, sizeof(la)),
+		    hist_label((unsigned)h->median_bucket, lb, sizeof(lb)),
+		    h->verdict == CMP_CHANGED ? "changed"
+		                              : "no significant change");
+	}
+	if (strcmp(c->result[0]->layer_kind[l], "interval_mean") == 0)
+		fprintf(fp,
+		    "  (interval means, not single transfers: the "
+		    "chi-square counts operations that are not\n  independent; "
+		    "read the EMD and the per-run mean_bytes test)\n");
+	fputc('\n', fp);
+}
+
+static double
+median_of(const struct cmp *c, size_t i, const char *name, int *ok)
+{
+	const struct cmp_row *row = cmp_row_find(c, name);
+
+	*ok = row != NULL && row->cell[i].present;
+	return *ok ? row->cell[i].sum.median : 0;
+}
+
+static void
+print_series(const struct cmp *c, FILE *fp)
+{
+	const char *size = cmp_row_find(c, "write.mean_bytes") != NULL
+	    ? "write.mean_bytes"
+	    : "app.write.mean_bytes";
+
+	fprintf(fp, "Series (medians):\n  %-22s %10s %8s %8s %12s\n", "label",
+	    "elapsed", "/first", "/prev", "write size");
+	for (size_t i = 0; i < c->nresult; i++) {
+		char t[32] = "-", w[32] = "-", r1[16] = "-", rp[16] = "-";
+		int ok, ok0, okp = 0, okw;
+		double e = median_of(c, i, "elapsed", &ok);
+		double e0 = median_of(c, 0, "elapsed", &ok0);
+		double ep = i > 0 ? median_of(c, i - 1, "elapsed", &okp) : 0;
+		double ws = median_of(c, i, size, &okw);
+
+		if (ok) {
+			cmp_format_value(t, sizeof(t), e, CMP_NS);
+			if (ok0 && e0 > 0)
+				snprintf(r1, sizeof(r1), "%.2f", e / e0);
+			if (i > 0 && okp && ep > 0)
+				snprintf(rp, sizeof(rp), "%.2f", e / ep);
+		}
+		if (okw)
+			cmp_format_value(w, sizeof(w), ws, CMP_BYTES);
+		fprintf(fp, "  %-22.22s %10s %8s %8s %12s\n",
+		    c->result[i]->label, t, r1, rp, w);
+	}
+	fputc('\n', fp);
+}
+
+void
+cmp_report_text(const struct cmp *c, FILE *fp, int all)
+{
+	print_results(c, fp);
+	print_table(c, fp, all);
+	print_verdicts(c, fp, all);
+	/* From the application down to the device, as the data goes. */
+	for (int l = 0; l < CMP_NLAYER; l++)
+		print_hist_layer(c, fp, l);
+	if (c->nresult > 2)
+		print_series(c, fp);
+}

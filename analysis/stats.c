@@ -1,0 +1,444 @@
+/*
+ * stats.c - rank test, bootstrap, chi-square and histogram distances; see
+ * stats.h for what each promises.
+ *
+ * The sets compared are small (runs of a workload, tens at most) or are
+ * histograms of 65 buckets, so the code favours plain loops that are easy to
+ * check against scipy.stats over clever ones.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+double
+stats_median(const double *v, size_t n)
+{
+	size_t rank = n == 0 ? 0 : (n - 1) / 2;
+
+	/*
+	 * The value whose rank range holds the lower middle rank. Quadratic,
+	 * but it needs no copy and the sets are runs, a few dozen at most.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		size_t lt = 0, eq = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			if (v[j] < v[i])
+				lt++;
+			else if (v[j] == v[i])
+				eq++;
+		}
+		if (lt <= rank && rank < lt + eq)
+			return v[i];
+	}
+	return 0;
+}
+
+void
+stats_summarize(const double *v, size_t n, struct stats_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (n == 0)
+		return;
+	out->median = stats_median(v, n);
+	out->min = out->max = v[0];
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] < out->min)
+			out->min = v[i];
+		if (v[i] > out->max)
+			out->max = v[i];
+	}
+}
+
+double
+stats_norm_sf(double z)
+{
+	return 0.5 * erfc(z / sqrt(2.0));
+}
+
+/*
+ * The number of ways each U can arise when na values are ranked among
+ * na + nb without ties, into c[0 .. na * nb] (c holds na * nb + na + 1): the
+ * coefficients of the Gaussian binomial [na + nb choose na] in q, built one
+ * factor at a time as prod (1 - q^(nb+i)) / (1 - q^i), each step itself a
+ * Gaussian binomial, so every intermediate has integer coefficients.
+ */
+static void
+mw_counts(size_t na, size_t nb, int64_t *c)
+{
+	size_t deg = 0;
+
+	memset(c, 0, (na * nb + na + 1) * sizeof(*c));
+	c[0] = 1;
+	for (size_t i = 1; i <= na; i++) {
+		size_t up = nb + i, top = deg + up;
+
+		/* Times (1 - q^up), from the top so each c[u - up] is old. */
+		for (size_t u = top; u >= up; u--)
+			c[u] -= c[u - up];
+		/*
+		 * Divided by (1 - q^i): the quotient's recurrence, upwards; the
+		 * division is exact, so c[deg + nb + 1 .. top] return to 0.
+		 */
+		for (size_t u = i; u <= top; u++)
+			c[u] += c[u - i];
+		deg += nb;
+	}
+}
+
+void
+stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
+    struct stats_mw *out)
+{
+	size_t n = na + nb;
+	double u = 0, ties = 0, umax, mu, var;
+
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			u += a[i] > b[j] ? 1.0 : a[i] == b[j] ? 0.5 : 0.0;
+	out->u = u;
+
+	/* Sum of t^3 - t over the groups of tied values in both sets. */
+	for (size_t i = 0; i < n; i++) {
+		double x = i < na ? a[i] : b[i - na];
+		size_t t = 0, first = 1;
+
+		for (size_t j = 0; j < n; j++) {
+			double y = j < na ? a[j] : b[j - na];
+
+			if (y == x) {
+				if (j < i)
+					first = 0;
+				t++;
+			}
+		}
+		if (first && t > 1)
+			ties += (double)t * t * t - (double)t;
+	}
+
+	/* Two-sided: the tail beyond the larger of U and na*nb - U. */
+	umax = u > (double)na * nb - u ? u : (double)na * nb - u;
+
+	if (ties == 0 && na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX) {
+		int64_t c[STATS_MW_EXACT_MAX * (STATS_MW_EXACT_MAX + 1) + 1];
+		double total = 0, tail = 0;
+
+		mw_counts(na, nb, c);
+		for (size_t k = 0; k <= na * nb; k++) {
+			total += (double)c[k];
+			if ((double)k >= umax)
+				tail += (double)c[k];
+		}
+		out->method = STATS_MW_EXACT;
+		out->p = fmin(1.0, 2.0 * tail / total);
+		return;
+	}
+
+	out->method = STATS_MW_NORMAL;
+	mu = (double)na * nb / 2.0;
+	var = (double)na * nb / 12.0 *
+	    ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+	if (n < 2 || var <= 0) {
+		/* Every value equal: the data cannot tell the sets apart. */
+		out->p = 1.0;
+		return;
+	}
+	out->p = fmin(1.0, 2.0 * stats_norm_sf((umax - mu - 0.5) / sqrt(var)));
+}
+
+double
+stats_mw_pmin(size_t na, size_t nb)
+{
+	double lc;
+
+	if (na == 0 || nb == 0)
+		return 1.0;
+	lc = lgamma((double)(na + nb + 1)) - lgamma((double)(na + 1)) -
+	    lgamma((double)(nb + 1));
+	return fmin(1.0, 2.0 * exp(-lc));
+}
+
+/* splitmix64: small, well mixed, and the same on every platform. */
+static uint64_t
+next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * The k-th smallest of v[0 .. n-1] (k from 0), reordering v: selection with
+ * a three-way partition, linear on average, so that thousands of resamples
+ * of many runs stay cheap where the quadratic stats_median would not.
+ */
+static double
+select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2], t;
+		/* [lo, lt) < pivot, [lt, i) == pivot, [gt, hi] > pivot. */
+		size_t lt = lo, i = lo, gt = hi + 1;
+
+		while (i < gt) {
+			if (v[i] < pivot) {
+				t = v[lt];
+				v[lt++] = v[i];
+				v[i++] = t;
+			} else if (v[i] > pivot) {
+				t = v[--gt];
+				v[gt] = v[i];
+				v[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt - 1;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[k];
+}
+
+static double
+resampled_median(const double *v, size_t n, double *scratch, uint64_t *state)
+{
+	/* The modulo bias is below n / 2^64: nothing for sets of runs. */
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = v[next_random(state) % n];
+	return select_kth(scratch, n, (n - 1) / 2);
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static double
+sorted_quantile(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+int
+stats_bootstrap_ratio(const double *a, size_t na, const double *b, size_t nb,
+    unsigned resamples, double level, uint64_t seed, struct stats_ci *out,
+    char *err, size_t errlen)
+{
+	double *ratio, *scratch;
+	uint64_t state = seed;
+
+	memset(out, 0, sizeof(*out));
+	if (na == 0 || nb == 0 || resamples < 2)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (!(a[i] > 0))
+			return 0;
+	ratio = calloc(resamples, sizeof(*ratio));
+	scratch = calloc(na > nb ? na : nb, sizeof(*scratch));
+	if (ratio == NULL || scratch == NULL) {
+		free(ratio);
+		free(scratch);
+		snprintf(err, errlen, "cannot allocate %u bootstrap resamples",
+		    resamples);
+		return -1;
+	}
+	for (unsigned r = 0; r < resamples; r++) {
+		double ma = resampled_median(a, na, scratch, &state);
+		double mb = resampled_median(b, nb, scratch, &state);
+
+		ratio[r] = mb / ma;
+	}
+	qsort(ratio, resamples, sizeof(*ratio), cmp_double);
+	out->valid = 1;
+	out->lo = sorted_quantile(ratio, resamples, (1 - level) / 2);
+	out->hi = sorted_quantile(ratio, resamples, 1 - (1 - level) / 2);
+	free(ratio);
+	free(scratch);
+	return 0;
+}
+
+/*
+ * Regularised lower incomplete gamma P(s, x) by its power series, good for
+ * x < s + 1, where it converges fast.
+ */
+static double
+gamma_p_series(double s, double x)
+{
+	double term = 1.0 / s, sum = term;
+
+	for (int n = 1; n < 1000; n++) {
+		term *= x / (s + n);
+		sum += term;
+		if (fabs(term) < fabs(sum) * 1e-16)
+			break;
+	}
+	return sum * exp(-x + s * log(x) - lgamma(s));
+}
+
+/*
+ * Regularised upper incomplete gamma Q(s, x) by its continued fraction,
+ * good for x >= s + 1, evaluated with the modified Lentz method:
+ * Q = e^-x x^s / Gamma(s) * 1 / (b0 - 1(1-s) / (b1 - 2(2-s) / (b2 - ...)))
+ * with bn = x + 2n + 1 - s.
+ */
+static double
+gamma_q_fraction(double s, double x)
+{
+	const double tiny = 1e-300;
+	double bn = x + 1 - s, c = 1 / tiny, d = 1 / bn, f = d;
+
+	for (int n = 1; n < 1000; n++) {
+		double an = -n * (n - s), delta;
+
+		bn += 2;
+		d = an * d + bn;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = bn + an / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		delta = d * c;
+		f *= delta;
+		if (fabs(delta - 1) < 1e-16)
+			break;
+	}
+	return f * exp(-x + s * log(x) - lgamma(s));
+}
+
+double
+stats_chi2_sf(double x, unsigned dof)
+{
+	double s = dof / 2.0, h = x / 2.0;
+
+	if (dof == 0 || x <= 0)
+		return 1.0;
+	if (h < s + 1)
+		return 1.0 - gamma_p_series(s, h);
+	return gamma_q_fraction(s, h);
+}
+
+void
+stats_chi2_hist(
+    const uint64_t *a, const uint64_t *b, size_t k, struct stats_chi2 *out)
+{
+	double ta = 0, tb = 0, n, rowmin, chi2 = 0;
+	double ca = 0, cb = 0; /* the column being filled */
+	double la = 0, lb = 0; /* the last closed column */
+	int have_last = 0;
+	unsigned cols = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < k; i++) {
+		ta += (double)a[i];
+		tb += (double)b[i];
+	}
+	if (ta == 0 || tb == 0)
+		return;
+	out->valid = 1;
+	n = ta + tb;
+	rowmin = ta < tb ? ta : tb;
+
+	/*
+	 * A column is closed once its smaller expected count, column total
+	 * times the smaller row's share, reaches 5; each closed column adds
+	 * its term when the next one closes, so a sparse tail can still be
+	 * folded into it.
+	 */
+	for (size_t i = 0; i < k; i++) {
+		ca += (double)a[i];
+		cb += (double)b[i];
+		if ((ca + cb) * rowmin / n < 5)
+			continue;
+		if (have_last) {
+			double c = la + lb, ea = c * ta / n, eb = c * tb / n;
+
+			chi2 += (la - ea) * (la - ea) / ea +
+			    (lb - eb) * (lb - eb) / eb;
+			cols++;
+		}
+		la = ca, lb = cb, have_last = 1;
+		ca = cb = 0;
+	}
+	/* The last column, with whatever sparse tail follows it. */
+	la += ca, lb += cb;
+	{
+		double c = la + lb, ea = c * ta / n, eb = c * tb / n;
+
+		chi2 += (la - ea) * (la - ea) / ea + (lb - eb) * (lb - eb) / eb;
+		cols++;
+	}
+	out->columns = cols;
+	out->dof = cols - 1;
+	out->chi2 = out->dof == 0 ? 0 : chi2;
+	out->p = stats_chi2_sf(out->chi2, out->dof);
+}
+
+/* Sum of (Fa - Fb) or of |Fa - Fb| over the buckets, F the normalised CDF. */
+static double
+cdf_gap(const uint64_t *a, const uint64_t *b, size_t k, int absolute)
+{
+	double ta = 0, tb = 0, fa = 0, fb = 0, sum = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		ta += (double)a[i];
+		tb += (double)b[i];
+	}
+	if (ta == 0 || tb == 0)
+		return 0;
+	for (size_t i = 0; i + 1 < k; i++) {
+		fa += (double)a[i] / ta;
+		fb += (double)b[i] / tb;
+		sum += absolute ? fabs(fa - fb) : fa - fb;
+	}
+	return sum;
+}
+
+double
+stats_emd_hist(const uint64_t *a, const uint64_t *b, size_t k)
+{
+	return cdf_gap(a, b, k, 1);
+}
+
+double
+stats_shift_hist(const uint64_t *a, const uint64_t *b, size_t k)
+{
+	return cdf_gap(a, b, k, 0);
+}
+
+int
+stats_median_bucket(const uint64_t *h, size_t k)
+{
+	uint64_t total = 0, cum = 0;
+
+	for (size_t i = 0; i < k; i++)
+		total += h[i];
+	if (total == 0)
+		return -1;
+	for (size_t i = 0; i < k; i++) {
+		cum += h[i];
+		if (cum > (total - 1) / 2)
+			return (int)i;
+	}
+	return -1;
+}

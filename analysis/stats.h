@@ -1,0 +1,137 @@
+/*
+ * stats.h - the statistics behind `ubcreplay compare`: summaries of repeated
+ * runs, and the tests that say whether two sets of runs differ by more than
+ * noise.
+ *
+ * Scalars (a time, a count, a mean transfer size per run) are compared with
+ * the Mann-Whitney U rank test, which assumes nothing about the shape of the
+ * run-to-run noise, and a bootstrap confidence interval for the ratio of the
+ * medians, which says how big the change is. Transfer-size histograms are
+ * compared with a chi-square test over their bucket counts and two effect
+ * sizes in log2 buckets: the earth mover's distance and the shift of the
+ * median bucket. docs/compare.md says why these and what they cannot tell.
+ *
+ *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22}, b[] =
+ *{2.0, 2.1, 1.9, 2.2, 2.05}; struct stats_mw mw; struct stats_ci ci;
+ *
+ *	stats_median(a, 5);				-> 1.22
+ *	stats_mannwhitney(a, 5, b, 5, &mw);		mw.p = 0.0079 (exact)
+ *	stats_bootstrap_ratio(a, 5, b, 5, 4000, 0.95, 1, &ci, err, sizeof(err));
+ *
+ * Nothing here prints or exits; the one function that allocates returns -1
+ * with a message in the caller's buffer.
+ */
+#ifndef UBC_STATS_H
+#define UBC_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Median, min and max of n values (all 0 when n is 0). */
+struct stats_summary {
+	size_t n;
+	double median;
+	double min;
+	double max;
+};
+
+/*
+ * The median of n values, the lower of the middle two for an even count, so
+ * that it is always a value that was measured (as the result's summary
+ * says). 0 when n is 0. The values are not reordered.
+ */
+double stats_median(const double *v, size_t n);
+void stats_summarize(const double *v, size_t n, struct stats_summary *out);
+
+enum stats_mw_method { STATS_MW_EXACT, STATS_MW_NORMAL };
+
+struct stats_mw {
+	/* Pairs (a[i], b[j]) with a[i] > b[j], a tie counting one half. */
+	double u;
+	double p; /* two-sided */
+	enum stats_mw_method method;
+};
+
+/*
+ * The largest samples for which the exact distribution of U is used (when
+ * there are no ties); beyond, and with ties, the normal approximation with
+ * the tie correction and a continuity correction of one half.
+ */
+#define STATS_MW_EXACT_MAX 20
+
+/*
+ * The two-sided Mann-Whitney U test of a against b. With no spread at all
+ * (every value equal) p is 1. na and nb must be at least 1.
+ */
+void stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
+    struct stats_mw *out);
+
+/*
+ * The smallest two-sided p the rank test can give for samples of na and nb,
+ * whatever the values: 2 / C(na + nb, na). Three runs against three can
+ * never go below 0.1, which is why compare says "too few runs to test"
+ * rather than "no significant change" when this is above the level asked.
+ */
+double stats_mw_pmin(size_t na, size_t nb);
+
+/* A confidence interval; valid is 0 when it could not be computed. */
+struct stats_ci {
+	int valid;
+	double lo;
+	double hi;
+};
+
+/*
+ * Percentile bootstrap interval, at level (0.95), for median(b) / median(a):
+ * resamples both sets with replacement, resamples times, from a generator
+ * seeded with seed, so the same input gives the same interval. Not valid
+ * when a has a value <= 0 (the ratio is then undefined for some resample).
+ * Returns -1 only when memory runs out.
+ */
+int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
+    size_t nb, unsigned resamples, double level, uint64_t seed,
+    struct stats_ci *out, char *err, size_t errlen);
+
+/* Chi-square test of homogeneity over two histograms. */
+struct stats_chi2 {
+	int valid; /* 0 when a histogram is empty */
+	double chi2;
+	unsigned dof; /* columns - 1; 0 means nothing to test, p 1 */
+	double p;
+	unsigned columns; /* after merging sparse buckets */
+};
+
+/*
+ * The 2 x k contingency test over the bucket counts a[] and b[] (k buckets
+ * each). Buckets empty in both are dropped; adjacent buckets are merged,
+ * from the smallest up, until every expected count is at least 5, the
+ * usual condition for the chi-square approximation; a sparse tail joins the
+ * last column.
+ */
+void stats_chi2_hist(
+    const uint64_t *a, const uint64_t *b, size_t k, struct stats_chi2 *out);
+
+/*
+ * Earth mover's (Wasserstein-1) distance between the two histograms, each
+ * normalised to 1, with neighbouring buckets 1 apart: the work to turn one
+ * distribution of log2 sizes into the other, in buckets (1.0 = every
+ * transfer doubled or halved). 0 when either is empty.
+ */
+double stats_emd_hist(const uint64_t *a, const uint64_t *b, size_t k);
+
+/*
+ * The same movement with a sign: mean bucket of b minus mean bucket of a;
+ * negative when b's transfers are smaller.
+ */
+double stats_shift_hist(const uint64_t *a, const uint64_t *b, size_t k);
+
+/* The bucket holding the (lower) median count; -1 when h is empty. */
+int stats_median_bucket(const uint64_t *h, size_t k);
+
+/* Upper tail of the chi-square distribution with dof degrees of freedom. */
+double stats_chi2_sf(double x, unsigned dof);
+
+/* Upper tail of the standard normal distribution. */
+double stats_norm_sf(double z);
+
+#endif

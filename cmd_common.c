@@ -1,0 +1,80 @@
+/*
+ * cmd_common.c - what the workload front ends share: the sampling interval
+ * as the user writes it, and one measured phase (a workload function in a
+ * child, the probe ticking meanwhile, then the probe's mark).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int
+cmd_parse_interval(const char *s, int64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || v <= 0)
+		return -1;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		v *= 1e9;
+	else if (strcmp(end, "ms") == 0)
+		v *= 1e6;
+	else if (strcmp(end, "us") == 0)
+		v *= 1e3;
+	else
+		return -1;
+	if (v < 1e6 || v > 3600e9)
+		return -1;
+	*ns = (int64_t)v;
+	return 0;
+}
+
+static int
+tick(void *probe, char *err, size_t errlen)
+{
+	return probe_tick(probe, err, errlen);
+}
+
+static int64_t
+tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+}
+
+int
+cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
+    replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen)
+{
+	struct replay_outcome out;
+	const struct rusage *ru = &out.ru;
+
+	if (replay_child(
+	        fn, arg, interval_ns, tick, probe, &out, err, errlen) == -1)
+		return -1;
+	p->name = name;
+	p->failed = out.report.failed;
+	snprintf(p->error, sizeof(p->error), "%s", out.report.error);
+	p->elapsed_ns = out.elapsed_ns;
+	p->user_ns = tv_ns(&ru->ru_utime);
+	p->sys_ns = tv_ns(&ru->ru_stime);
+	p->maxrss_kib = ru->ru_maxrss;
+	p->inblock = (uint64_t)ru->ru_inblock;
+	p->oublock = (uint64_t)ru->ru_oublock;
+	p->majflt = (uint64_t)ru->ru_majflt;
+	p->minflt = (uint64_t)ru->ru_minflt;
+	p->nswap = (uint64_t)ru->ru_nswap;
+	p->nvcsw = (uint64_t)ru->ru_nvcsw;
+	p->nivcsw = (uint64_t)ru->ru_nivcsw;
+	p->entries = out.report.entries;
+	p->bytes = out.report.bytes;
+	p->app_ops = out.report.app_ops;
+	p->app_bytes = out.report.app_bytes;
+	p->app_size = out.report.app_size;
+	p->ndev = probe->target->ndev;
+	return probe_mark(probe, p->dev, err, errlen);
+}

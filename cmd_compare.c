@@ -1,0 +1,194 @@
+/*
+ * cmd_compare.c - `ubcreplay compare`: reads results, says what changed
+ * against the first (or --baseline) and whether it is more than noise, and
+ * with --fail-if gates a CI job on it.
+ *
+ *	ubcreplay compare [-a] [--alpha P] [--baseline FILE]
+ *	    [--fail-if METRIC:+PCT%|METRIC:-PCT%] ... [--svg FILE] RESULT ...
+ *
+ * Exit status: 0 when no gate failed, 1 when one did (each is listed),
+ * 2 for a usage or input error, or a gate that cannot be judged.
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/compare.h"
+#include "cmd.h"
+
+#define MAX_GATES   32
+#define MAX_RESULTS 64
+
+static const struct option longopts[] = {
+    {"all", no_argument, NULL, 'a'},
+    {"alpha", required_argument, NULL, 'A'},
+    {"baseline", required_argument, NULL, 'b'},
+    {"fail-if", required_argument, NULL, 'f'},
+    {"svg", required_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char compare_usage[] =
+    "usage: ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n";
+
+struct compare_opts {
+	int all;
+	double alpha;
+	const char *baseline;
+	const char *svg;
+	size_t ngate;
+	struct cmp_gate gate[MAX_GATES];
+};
+
+static int
+parse(int argc, char **argv, struct compare_opts *o)
+{
+	char errbuf[256], *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->alpha = 0.05;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			o->all = 1;
+			break;
+		case 'A':
+			errno = 0;
+			o->alpha = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || errno != 0 ||
+			    !(o->alpha > 0 && o->alpha < 0.5)) {
+				warnx("alpha '%s' is not a level between 0 and "
+				      "0.5 (e.g. 0.05)",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 'b':
+			o->baseline = optarg;
+			break;
+		case 'f':
+			if (o->ngate == MAX_GATES) {
+				warnx("more than %d --fail-if", MAX_GATES);
+				return -1;
+			}
+			if (cmp_gate_parse(optarg, &o->gate[o->ngate], errbuf,
+			        sizeof(errbuf)) == -1) {
+				warnx("%s", errbuf);
+				return -1;
+			}
+			o->ngate++;
+			break;
+		case 's':
+			o->svg = optarg;
+			break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	struct cmp_opts copts = CMP_OPTS_DEFAULT;
+	struct cmp_result *res[MAX_RESULTS];
+	struct cmp_failure fail[MAX_GATES * MAX_RESULTS];
+	struct compare_opts o;
+	char errbuf[2048];
+	struct cmp *c;
+	size_t n = 0, want;
+	int r, nfail;
+
+	if ((r = parse(argc, argv, &o)) != 0) {
+		if (r < 0)
+			fputs(compare_usage, stderr);
+		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+	}
+	want = (size_t)(argc - optind) + (o.baseline != NULL);
+	if (want < 2 || want > MAX_RESULTS) {
+		if (want > MAX_RESULTS)
+			warnx("compare takes at most %d results", MAX_RESULTS);
+		else
+			warnx("compare needs two results or more (or "
+			      "--baseline and one)");
+		fputs(compare_usage, stderr);
+		return EXIT_USAGE;
+	}
+
+	/* Every input is checked before anything is printed or written. */
+	for (size_t i = 0; i < want; i++) {
+		const char *path = o.baseline == NULL ? argv[optind + i]
+		    : i == 0                          ? o.baseline
+		                                      : argv[optind + i - 1];
+
+		if ((res[n] = cmp_result_load(path, errbuf, sizeof(errbuf))) ==
+		    NULL) {
+			warnx("%s", errbuf);
+			while (n > 0)
+				cmp_result_free(res[--n]);
+			return EXIT_USAGE;
+		}
+		n++;
+	}
+	copts.alpha = o.alpha;
+	if ((c = cmp_new(res, n, &copts, errbuf, sizeof(errbuf))) == NULL) {
+		warnx("%s", errbuf);
+		return EXIT_USAGE;
+	}
+	nfail = cmp_gate_check(c, o.gate, o.ngate, fail,
+	    sizeof(fail) / sizeof(fail[0]), errbuf, sizeof(errbuf));
+	if (nfail == -1) {
+		warnx("%s", errbuf);
+		cmp_free(c);
+		return EXIT_USAGE;
+	}
+	if (o.svg != NULL &&
+	    cmp_svg_write(c, o.svg, errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		cmp_free(c);
+		return EXIT_USAGE;
+	}
+
+	cmp_report_text(c, stdout, o.all);
+	if (o.ngate > 0) {
+		printf(
+		    "Gates (--fail-if: beyond the limit and significant):\n");
+		for (int i = 0;
+		     i < nfail && (size_t)i < sizeof(fail) / sizeof(fail[0]);
+		     i++)
+			printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s "
+			       "against %s\n",
+			    fail[i].gate->spec, fail[i].gate->metric,
+			    fail[i].change_pct, fail[i].p,
+			    c->result[fail[i].result]->path,
+			    c->result[0]->path);
+		if (nfail == 0) {
+			printf("  all passed:");
+			for (size_t g = 0; g < o.ngate; g++)
+				printf(" %s", o.gate[g].spec);
+			putchar('\n');
+		}
+	}
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		warn("cannot write the report");
+		cmp_free(c);
+		return EXIT_USAGE;
+	}
+	if (nfail > 0)
+		warnx(
+		    "%d regression%s (--fail-if)", nfail, nfail > 1 ? "s" : "");
+	cmp_free(c);
+	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

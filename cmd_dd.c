@@ -1,0 +1,617 @@
+/*
+ * cmd_dd.c - `ubcreplay dd if=SRC of=DST bs=N ...`: dd's copy as a measured
+ * workload, and the runner that `sweep` and `matrix` share (cmd_dd.h).
+ *
+ * A run is two phases, each in its own child: copy (what dd does, and what
+ * dd's closing line times) and sync (fsync of the destination, so that
+ * buffered writes reach the device inside a phase). Before each run the
+ * destination is synced (and caches dropped with --drop-caches), and what
+ * the devices do then is kept apart as "between runs". With --ntp, the
+ * clock's offset against the server is taken just before the copy and just
+ * after the sync; its change is the run's lossage.
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cmd_dd.h"
+
+#define DEFAULT_INTERVAL_NS 100000000LL
+
+int
+ddrun_parse_runs(const char *s, int *runs)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < 1 ||
+	    v > DDRUN_MAX_RUNS) {
+		warnx("runs '%s' is not a number from 1 to %d", s,
+		    DDRUN_MAX_RUNS);
+		return -1;
+	}
+	*runs = (int)v;
+	return 0;
+}
+
+int
+ddrun_parse_probe(const char *s)
+{
+	if (strcmp(s, "auto") != 0 && strcmp(s, "exact") != 0 &&
+	    strcmp(s, "interval") != 0 && strcmp(s, "none") != 0) {
+		warnx("probe '%s' is not auto, exact, interval or none", s);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+ddrun_signed_s(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%+.6f s", (double)ns / 1e9);
+	return buf;
+}
+
+static int
+same_dev(const struct target_dev *a, const struct target_dev *b)
+{
+	return a->major == b->major && a->minor == b->minor;
+}
+
+/*
+ * The destination's devices less those the source lists, and every device
+ * in probe_target, source first.
+ */
+static int
+merge_targets(struct ddrun *r, char *err, size_t errlen)
+{
+	struct target *src = &r->t[0], *dst = &r->t[1];
+	size_t keep = 0;
+
+	for (size_t i = 0; i < dst->ndev; i++) {
+		int dup = 0;
+
+		for (size_t k = 0; k < src->ndev; k++)
+			dup |= same_dev(&dst->dev[i], &src->dev[k]);
+		if (!dup)
+			dst->dev[keep++] = dst->dev[i];
+	}
+	if (dst->ndev > 0 && keep == 0)
+		snprintf(dst->nodev_reason, sizeof(dst->nodev_reason),
+		    "on the devices of '%s', listed with it", src->path);
+	dst->ndev = keep;
+	if (src->ndev + dst->ndev > DEVSTATS_MAXDEV) {
+		snprintf(err, errlen,
+		    "'%s' and '%s' are on more than %d "
+		    "devices",
+		    src->path, dst->path, DEVSTATS_MAXDEV);
+		return -1;
+	}
+	r->probe_target = *src;
+	snprintf(r->probe_target.path, sizeof(r->probe_target.path),
+	    "%s and %s", src->path, dst->path);
+	for (size_t i = 0; i < dst->ndev; i++)
+		r->probe_target.dev[r->probe_target.ndev++] = dst->dev[i];
+	return 0;
+}
+
+int
+ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
+    const struct replay_dd *dd, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->dd = *dd;
+	if (replay_dd_check(&r->dd, err, errlen) == -1)
+		return -1;
+	if (target_resolve_node(dd->in, &r->t[0], err, errlen) == -1 ||
+	    target_resolve_node(dd->out, &r->t[1], err, errlen) == -1 ||
+	    merge_targets(r, err, errlen) == -1)
+		return -1;
+	if ((r->shared = replay_dd_counts_new(err, errlen)) == NULL)
+		return -1;
+	if ((r->probe = probe_open(o->probe, &r->probe_target, o->interval_ns,
+	         err, errlen)) == NULL) {
+		ddrun_close(r);
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for n more runs. */
+static int
+grow(struct ddrun *r, char *err, size_t errlen)
+{
+	struct run_result *nr;
+	struct ddrun_extra *ne;
+	size_t cap = r->nrun + 1;
+
+	if ((nr = realloc(r->runs, cap * sizeof(*nr))) == NULL) {
+		snprintf(err, errlen, "cannot allocate run %zu", cap);
+		return -1;
+	}
+	r->runs = nr;
+	if ((ne = realloc(r->extra, cap * sizeof(*ne))) == NULL) {
+		snprintf(err, errlen, "cannot allocate run %zu", cap);
+		return -1;
+	}
+	r->extra = ne;
+	memset(&r->runs[r->nrun], 0, sizeof(*nr));
+	memset(&r->extra[r->nrun], 0, sizeof(*ne));
+	return 0;
+}
+
+/* Syncs the destination before a run, when it already exists. */
+static int
+sync_dest(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		return errno == ENOENT
+		    ? 0
+		    : (snprintf(err, errlen, "cannot open '%s': %s", path,
+		           strerror(errno)),
+		          -1);
+	if (fsync(fd) == -1 && errno != EINVAL && errno != EROFS) {
+		snprintf(err, errlen, "cannot fsync '%s': %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+ddrun_run(struct ddrun *r, char *err, size_t errlen)
+{
+	struct devstats before[DEVSTATS_MAXDEV];
+	struct replay_dd_job job = {.dd = &r->dd, .counts = r->shared};
+	struct run_result *run;
+	struct ddrun_extra *x;
+	struct phase_result *p;
+	const char *what = NULL;
+	char buf[512];
+
+	if (grow(r, err, errlen) == -1)
+		return -1;
+	run = &r->runs[r->nrun];
+	x = &r->extra[r->nrun];
+	r->nrun++;
+	if (r->started == 0)
+		r->started = time(NULL);
+	run->status = "failed";
+	if (r->o->drop_caches && replay_drop_caches(err, errlen) == -1)
+		goto broken;
+	if (sync_dest(r->dd.out, err, errlen) == -1)
+		goto broken;
+	if (probe_mark(r->probe, before, err, errlen) == -1)
+		goto broken;
+	for (size_t i = 0; i < r->probe_target.ndev; i++)
+		devstats_add(&r->between[i], &before[i]);
+
+	sntp_lossage_begin(&x->loss, r->o->ntp, DDRUN_NTP_TIMEOUT_NS);
+	p = &run->phase[run->nphase++];
+	if (cmd_phase(r->probe, r->o->interval_ns, "copy", replay_dd_copy, &job,
+	        p, err, errlen) == -1)
+		goto broken;
+	x->counts = *r->shared;
+	if (r->o->closing)
+		fputs(replay_dd_closing(&x->counts, buf, sizeof(buf)), stderr);
+	what = p->failed ? p->error : NULL;
+	if (what == NULL) {
+		p = &run->phase[run->nphase++];
+		if (cmd_phase(r->probe, r->o->interval_ns, "sync",
+		        replay_dd_sync, &job, p, err, errlen) == -1)
+			goto broken;
+		what = p->failed ? p->error : NULL;
+	}
+	sntp_lossage_end(&x->loss);
+	if (r->o->ntp != NULL && !x->loss.ok && !r->o->quiet)
+		warnx("run %zu: no lossage: %s", r->nrun, x->loss.error);
+	if (what != NULL) {
+		snprintf(run->error, sizeof(run->error), "%s", what);
+		snprintf(err, errlen, "%s", what);
+		return -1;
+	}
+	run->status = "ok";
+	return 0;
+broken:
+	if (replay_stop_requested())
+		run->status = "interrupted";
+	snprintf(run->error, sizeof(run->error), "%s", err);
+	return -1;
+}
+
+json_t *
+ddrun_workload_json(const struct ddrun *r)
+{
+	const struct replay_dd *dd = &r->dd;
+
+	return json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:b,s:b,s:b,s:s?}", "if",
+	    dd->in, "of", dd->out, "bs_bytes", (json_int_t)dd->bs_bytes,
+	    "count",
+	    dd->have_count ? json_integer((json_int_t)dd->count) : json_null(),
+	    "skip", (json_int_t)dd->skip, "seek", (json_int_t)dd->seek,
+	    "iflag_direct", dd->idirect, "oflag_direct", dd->odirect,
+	    "drop_caches", r->o->drop_caches, "ntp", r->o->ntp);
+}
+
+static json_t *
+sample_json(const struct sntp_sample *s, int have)
+{
+	if (!have)
+		return json_null();
+	return json_pack("{s:I,s:I,s:i,s:s}", "offset_ns",
+	    (json_int_t)s->offset_ns, "delay_ns", (json_int_t)s->delay_ns,
+	    "stratum", (int)s->stratum, "refid", s->refid);
+}
+
+static json_t *
+lossage_json(const struct sntp_lossage *l)
+{
+	return json_pack("{s:s?,s:s,s:s?,s:o,s:o,s:o,s:I}", "server", l->server,
+	    "status",
+	    l->server == NULL ? "none"
+	        : l->ok       ? "ok"
+	                      : "failed",
+	    "error", l->server != NULL && !l->ok ? l->error : NULL, "before",
+	    sample_json(&l->before, l->have_before), "after",
+	    sample_json(&l->after, l->have_after), "lossage_ns",
+	    l->ok ? json_integer((json_int_t)l->lossage_ns) : json_null(),
+	    "realtime_drift_ns", (json_int_t)l->realtime_drift_ns);
+}
+
+static json_t *
+counts_json(const struct ddrun *r, size_t i)
+{
+	const struct replay_dd_counts *c = &r->extra[i].counts;
+	const struct run_result *run = &r->runs[i];
+	int64_t xfer = 0;
+	char buf[512];
+
+	for (size_t k = 0; k < run->nphase; k++)
+		xfer += run->phase[k].elapsed_ns;
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s}",
+	    "records_in_full", (json_int_t)c->full_in, "records_in_partial",
+	    (json_int_t)c->partial_in, "records_out_full",
+	    (json_int_t)c->full_out, "records_out_partial",
+	    (json_int_t)c->partial_out, "bytes", (json_int_t)c->bytes_out,
+	    "copy_ns", (json_int_t)c->copy_ns, "xfer_ns", (json_int_t)xfer,
+	    "rate_bytes_per_s",
+	    c->copy_ns > 0
+	        ? (json_int_t)((double)c->bytes_out * 1e9 / (double)c->copy_ns)
+	        : 0,
+	    "closing", replay_dd_closing(c, buf, sizeof(buf)));
+}
+
+static json_t *
+spread_json(const int64_t *v, size_t n)
+{
+	struct spread s = stats_spread(v, n);
+
+	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median, "min",
+	    (json_int_t)s.min, "max", (json_int_t)s.max);
+}
+
+/* Over the ok runs: dd's own figures and the lossage, median min max. */
+static json_t *
+dd_summary_json(const struct ddrun *r, json_t *runs)
+{
+	static const char *const key[] = {
+	    "copy_ns", "xfer_ns", "rate_bytes_per_s"};
+	int64_t *v = calloc(r->nrun + 1, sizeof(*v));
+	json_t *o = json_object(), *run;
+	size_t n, i;
+
+	if (v == NULL)
+		return o;
+	for (size_t k = 0; k < 3; k++) {
+		n = 0;
+		json_array_foreach (runs, i, run)
+			if (strcmp(r->runs[i].status, "ok") == 0)
+				v[n++] = json_integer_value(json_object_get(
+				    json_object_get(run, "dd"), key[k]));
+		json_object_set_new(o, key[k], spread_json(v, n));
+	}
+	n = 0;
+	for (i = 0; i < r->nrun; i++)
+		if (strcmp(r->runs[i].status, "ok") == 0 && r->extra[i].loss.ok)
+			v[n++] = r->extra[i].loss.lossage_ns;
+	json_object_set_new(
+	    o, "lossage_ns", n > 0 ? spread_json(v, n) : json_null());
+	n = 0;
+	for (i = 0; i < r->nrun; i++)
+		if (strcmp(r->runs[i].status, "ok") == 0)
+			v[n++] = r->extra[i].loss.realtime_drift_ns;
+	json_object_set_new(o, "realtime_drift_ns", spread_json(v, n));
+	free(v);
+	return o;
+}
+
+json_t *
+ddrun_json(const struct ddrun *r, const char *kind, const char *label,
+    json_t *workload)
+{
+	struct result res;
+	const char *status = "ok";
+	json_t *doc, *runs, *run;
+	size_t i;
+
+	for (i = 0; i < r->nrun; i++)
+		if (strcmp(r->runs[i].status, "ok") != 0)
+			status = strcmp(r->runs[i].status, "interrupted") == 0
+			    ? "interrupted"
+			    : "failed";
+	memset(&res, 0, sizeof(res));
+	res.kind = kind;
+	res.label = label;
+	res.status = status;
+	res.started = r->started;
+	res.workload = workload;
+	res.ntarget = 2;
+	res.targets = r->t;
+	res.probe = r->probe;
+	res.nrun = r->nrun;
+	res.runs = r->runs;
+	res.between = r->between;
+	if ((doc = result_json(&res)) == NULL)
+		return NULL;
+	runs = json_object_get(doc, "runs");
+	json_array_foreach (runs, i, run) {
+		json_object_set_new(run, "dd", counts_json(r, i));
+		json_object_set_new(
+		    run, "lossage", lossage_json(&r->extra[i].loss));
+	}
+	json_object_set_new(
+	    json_object_get(doc, "summary"), "dd", dd_summary_json(r, runs));
+	return doc;
+}
+
+void
+ddrun_medians(const struct ddrun *r, struct ddrun_medians *m)
+{
+	int64_t *v[5];
+	size_t nl = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (int k = 0; k < 5; k++)
+		if ((v[k] = calloc(r->nrun + 1, sizeof(int64_t))) == NULL)
+			goto out;
+	for (size_t i = 0; i < r->nrun; i++) {
+		const struct ddrun_extra *x = &r->extra[i];
+		const struct run_result *run = &r->runs[i];
+		int64_t xfer = 0;
+
+		if (strcmp(run->status, "ok") != 0)
+			continue;
+		for (size_t k = 0; k < run->nphase; k++)
+			xfer += run->phase[k].elapsed_ns;
+		v[0][m->ok] = x->counts.copy_ns;
+		v[1][m->ok] = xfer;
+		v[2][m->ok] = x->counts.copy_ns > 0
+		    ? (int64_t)((double)x->counts.bytes_out * 1e9 /
+		          (double)x->counts.copy_ns)
+		    : 0;
+		v[3][m->ok] = x->loss.realtime_drift_ns;
+		m->ok++;
+		if (x->loss.ok)
+			v[4][nl++] = x->loss.lossage_ns;
+	}
+	m->copy_ns = stats_spread(v[0], m->ok).median;
+	m->xfer_ns = stats_spread(v[1], m->ok).median;
+	m->rate_bytes_per_s = stats_spread(v[2], m->ok).median;
+	m->drift_ns = stats_spread(v[3], m->ok).median;
+	m->have_lossage = nl > 0;
+	m->lossage_ns = stats_spread(v[4], nl).median;
+out:
+	for (int k = 0; k < 5; k++)
+		free(v[k]);
+}
+
+void
+ddrun_close(struct ddrun *r)
+{
+	probe_close(r->probe);
+	r->probe = NULL;
+	replay_dd_counts_free(r->shared);
+	r->shared = NULL;
+	free(r->runs);
+	r->runs = NULL;
+	free(r->extra);
+	r->extra = NULL;
+}
+
+/* `ubcreplay dd` itself. */
+
+static const struct option longopts[] = {
+    {"drop-caches", no_argument, NULL, DDOPT_DROP},
+    {"ntp", required_argument, NULL, DDOPT_NTP},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char dd_usage[] =
+    "usage: ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
+    "                    [iflag=direct] [oflag=direct]\n";
+
+/*
+ * The options every dd command shares; c is getopt's answer. Returns 1 when
+ * c was one of them, 0 when not, -1 when its value is bad (warned).
+ */
+int
+ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
+    const char **output)
+{
+	switch (c) {
+	case 'i':
+		if (cmd_parse_interval(arg, &o->interval_ns) == -1) {
+			warnx("interval '%s' is not a time between 1ms and 1h "
+			      "(e.g. 100ms, 1s)",
+			    arg);
+			return -1;
+		}
+		return 1;
+	case 'l':
+		*label = arg;
+		return 1;
+	case 'n':
+		return ddrun_parse_runs(arg, &o->runs) == -1 ? -1 : 1;
+	case 'o':
+		*output = arg;
+		return 1;
+	case 'p':
+		if (ddrun_parse_probe(arg) == -1)
+			return -1;
+		o->probe = arg;
+		return 1;
+	case 'q':
+		o->quiet = 1;
+		return 1;
+	case DDOPT_DROP:
+		o->drop_caches = 1;
+		return 1;
+	case DDOPT_NTP: {
+		char host[256], port[16], err[256];
+
+		if (sntp_parse_server(arg, host, sizeof(host), port,
+		        sizeof(port), err, sizeof(err)) == -1) {
+			warnx("%s", err);
+			return -1;
+		}
+		o->ntp = arg;
+		return 1;
+	}
+	}
+	return 0;
+}
+
+void
+ddrun_opts_init(struct ddrun_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->runs = 1;
+	o->interval_ns = DEFAULT_INTERVAL_NS;
+	o->probe = "auto";
+}
+
+/* Writes the result (when asked) and the report; returns the status. */
+int
+ddrun_finish(json_t *doc, const char *output, int quiet, int status)
+{
+	char err[512];
+
+	if (doc == NULL) {
+		warnx("cannot build the result: out of memory");
+		return EXIT_FAILURE;
+	}
+	if (output != NULL &&
+	    result_write(doc, output, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		status = EXIT_FAILURE;
+	}
+	if (!quiet)
+		report_text(doc,
+		    output != NULL && strcmp(output, "-") == 0 ? stderr
+		                                               : stdout,
+		    0);
+	json_decref(doc);
+	return status;
+}
+
+/* Dies of the signal that asked us to stop, as the tar job does. */
+void
+ddrun_die_if_stopped(struct ddrun *r)
+{
+	int sig = replay_stop_requested();
+
+	if (sig == 0)
+		return;
+	ddrun_close(r);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int
+cmd_dd(int argc, char **argv)
+{
+	const char *label = NULL, *output = NULL;
+	struct ddrun_opts o;
+	struct replay_dd dd;
+	struct ddrun r;
+	char err[768], deflabel[1024];
+	int c, status = EXIT_SUCCESS;
+	json_t *doc;
+
+	ddrun_opts_init(&o);
+	o.closing = 1;
+	replay_dd_init(&dd);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
+	    -1) {
+		int rv;
+
+		if (c == 'h') {
+			fputs(dd_usage, stdout);
+			return EXIT_SUCCESS;
+		}
+		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
+			return EXIT_USAGE;
+		if (rv == 0) {
+			fputs(dd_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
+			warnx("%s", err);
+			return EXIT_FAILURE;
+		}
+	if (dd.in == NULL || dd.out == NULL) {
+		warnx("missing operand %s",
+		    dd.in == NULL ? "if=FILE" : "of=FILE");
+		fputs(dd_usage, stderr);
+		return EXIT_USAGE;
+	}
+	o.closing = !o.quiet;
+	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
+	replay_catch_signals();
+	for (int i = 0; i < o.runs; i++)
+		if (ddrun_run(&r, err, sizeof(err)) == -1) {
+			ddrun_die_if_stopped(&r);
+			warnx("run %zu failed: %s", r.nrun, err);
+			status = EXIT_FAILURE;
+			break;
+		}
+	/* Nothing measured is nothing to keep: no result file. */
+	if (status != EXIT_SUCCESS && r.nrun == 1) {
+		ddrun_close(&r);
+		return status;
+	}
+	if (label == NULL) {
+		snprintf(deflabel, sizeof(deflabel), "if=%s of=%s bs=%" PRIu64,
+		    dd.in, dd.out, dd.bs_bytes);
+		label = deflabel;
+	}
+	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
+	ddrun_close(&r);
+	return ddrun_finish(doc, output, o.quiet, status);
+}

@@ -1,0 +1,316 @@
+#! /usr/bin/env atf-sh
+# compare_test.sh - `ubcreplay compare` on the hand-made results of
+# fixtures/compare_test (made by its make.py): verdicts, the CI gate's exit
+# status, series, bad input, and the SVG; the p values and histogram shares
+# it prints are checked against scipy and Python's own reading of the files.
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+fx=$top/fixtures/compare_test
+
+# verdict_line FILE METRIC: the table row of METRIC.
+row()
+{
+	grep -E "^$2 " "$1" | head -n 1
+}
+
+atf_test_case significant
+significant_head()
+{
+	atf_set descr "ext4 sync against default: the smaller writes are significant, unchanged metrics are not"
+}
+significant_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/sync.json"
+	row out write.mean_bytes | grep -q -- '-90\.8% \*$' ||
+	    atf_fail "write.mean_bytes not a significant -90.8%: $(row out write.mean_bytes)"
+	row out app.write.ops | grep -q -- '+0\.0%  $' ||
+	    atf_fail "app.write.ops should be unchanged: $(row out app.write.ops)"
+	grep -q 'EMD 1\.47 buckets (smaller); median 4K -> 4K: changed' out ||
+	    atf_fail "the write histogram is not reported changed"
+}
+
+atf_test_case p_against_scipy
+p_against_scipy_head()
+{
+	atf_set descr "the p and ratio printed for write.mean_bytes and elapsed equal scipy's on the runs read from the files"
+}
+p_against_scipy_body()
+{
+	/usr/bin/python3 -c 'import scipy.stats' 2>/dev/null ||
+	    atf_skip "needs /usr/bin/python3 with scipy (python3-scipy)"
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/sync.json"
+	# Python reduces the runs its own way and asks scipy.
+	cat >ref.py <<'EOF'
+import json, sys
+from scipy.stats import mannwhitneyu
+def runs(path, metric):
+    out = []
+    for r in json.load(open(path))["runs"]:
+        if r["status"] != "ok":
+            continue
+        if metric == "elapsed":
+            out.append(sum(p["elapsed_ns"] for p in r["phases"] if p["phase"] != "remove"))
+        else:
+            ops = sum(d["write"]["ops"] for p in r["phases"] for d in p["devices"])
+            b = sum(d["write"]["bytes"] for p in r["phases"] for d in p["devices"])
+            out.append(b // ops)
+    return out
+for m in ("elapsed", "write.mean_bytes"):
+    a, b = runs(sys.argv[1], m), runs(sys.argv[2], m)
+    med = lambda v: sorted(v)[(len(v) - 1) // 2]
+    p = mannwhitneyu(a, b, alternative="two-sided").pvalue
+    print("%s %+.1f%% %.3g p %.4f" % (m, (med(b) / med(a) - 1) * 100, med(b) / med(a), p))
+EOF
+	/usr/bin/python3 ref.py "$fx/default.json" "$fx/sync.json" >want ||
+	    atf_fail "ref.py failed"
+	while read -r m chg ratio _ p; do
+		line=$(grep -E "^  $m +" out | head -n 1)
+		echo "$line" | grep -qF -- "$chg  ratio $ratio " ||
+		    atf_fail "$m: ubcreplay '$line', scipy change $chg ratio $ratio"
+		echo "$line" | grep -qF -- "p $p" ||
+		    atf_fail "$m: ubcreplay '$line', scipy p $p"
+	done <want
+}
+
+atf_test_case gate_fails
+gate_fails_head()
+{
+	atf_set descr "--fail-if write.mean_bytes:-20% exits 1 and names the metric"
+}
+gate_fails_body()
+{
+	atf_check -s exit:1 -o save:out -e match:'1 regression' "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% --fail-if app.write.ops:+1% \
+	    "$fx/default.json" "$fx/sync.json"
+	grep -q 'FAIL write.mean_bytes:-20%: write.mean_bytes changed -90.8%' out ||
+	    atf_fail "the failure is not listed"
+	grep -q 'FAIL app.write' out && atf_fail "an unchanged metric failed"
+	return 0
+}
+
+atf_test_case gate_passes
+gate_passes_head()
+{
+	atf_set descr "gates that are not crossed, or not crossed significantly, exit 0"
+}
+gate_passes_body()
+{
+	# The same configuration again.
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% --fail-if elapsed:+10% \
+	    "$fx/default.json" "$fx/default2.json"
+	grep -q 'all passed: write.mean_bytes:-20% elapsed:+10%' out ||
+	    atf_fail "the gates are not reported passed"
+	# The wrong direction, and a limit beyond the change.
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare \
+	    --fail-if write.mean_bytes:+20% --fail-if elapsed:+500% \
+	    --baseline "$fx/default.json" "$fx/sync.json"
+	# With --baseline the first file given is compared, not the baseline.
+	atf_check -s exit:1 -o ignore -e ignore "$ubc" compare \
+	    --baseline "$fx/default.json" --fail-if elapsed:+10% "$fx/sync.json"
+}
+
+atf_test_case too_few_runs
+too_few_runs_head()
+{
+	atf_set descr "3 runs against 3 cannot be tested: the report says so, a gate on it is an error"
+}
+too_few_runs_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/three_runs.json" "$fx/three_runs.json"
+	grep -q 'too few runs to test: 3 against 3 runs cannot give p below 0.1' out ||
+	    atf_fail "no 'too few runs' verdict"
+	row out elapsed | grep -q '?$' || atf_fail "elapsed not marked '?'"
+	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	    --fail-if elapsed:+10% "$fx/three_runs.json" "$fx/three_runs.json"
+}
+
+atf_test_case series
+series_head()
+{
+	atf_set descr "three results: the series table with ratios to the first and the previous"
+}
+series_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/slower.json" "$fx/sync.json"
+	grep -Eq '^  ext4 default +1\.20 s +1\.00 +- +67\.3K$' out ||
+	    atf_fail "first series row wrong"
+	grep -Eq '^  ext4 slower +1\.77 s +1\.48 +1\.48 +66\.9K$' out ||
+	    atf_fail "second series row wrong"
+	grep -Eq '^  ext4 sync +3\.85 s +3\.20 +2\.17 +6\.2K$' out ||
+	    atf_fail "third series row wrong"
+}
+
+atf_test_case warnings
+warnings_head()
+{
+	atf_set descr "failed runs and a different device are warned about, the rest compared"
+}
+warnings_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/failed_some.json"
+	grep -q "warning: '.*failed_some.json': 2 of 7 runs failed; comparing the 5 that succeeded" out ||
+	    atf_fail "no warning for the failed runs"
+	grep -q "warning: different devices: '.*failed_some.json' on loop8, the baseline on loop7" out ||
+	    atf_fail "no warning for the device"
+}
+
+# bad WHAT FILE: compare refuses FILE with a message naming it and WHAT.
+bad()
+{
+	atf_check -s exit:2 -o empty -e save:err "$ubc" compare \
+	    "$fx/default.json" "$2"
+	grep -qF -- "$2" err || atf_fail "message does not name $2: $(cat err)"
+	grep -qF -- "$1" err || atf_fail "message does not say '$1': $(cat err)"
+}
+
+atf_test_case bad_input
+bad_input_head()
+{
+	atf_set descr "missing, not a result, truncated, zero runs, no ok run, newer schema: exit 2, clear message"
+}
+bad_input_body()
+{
+	bad "No such file or directory" "$fx/missing.json"
+	bad "is not a ubcreplay result" "$fx/not_result.json"
+	bad "not valid JSON" "$fx/truncated.json"
+	bad "has no runs to compare" "$fx/zero_runs.json"
+	bad "has no successful run" "$fx/all_failed.json"
+	bad "has schema 2, newer than this ubcreplay reads (1)" "$fx/schema2.json"
+	bad "not valid JSON" "$fx/make.py"
+	atf_check -s exit:2 -o empty -e match:'needs two results' "$ubc" \
+	    compare "$fx/default.json"
+	atf_check -s exit:2 -o empty -e match:"bad --fail-if 'elapsed:10%'" \
+	    "$ubc" compare --fail-if elapsed:10% "$fx/default.json" \
+	    "$fx/sync.json"
+	atf_check -s exit:2 -o empty -e match:"no metric 'nosuch'" "$ubc" \
+	    compare --fail-if nosuch:+1% "$fx/default.json" "$fx/sync.json"
+	atf_check -s exit:2 -o empty -e match:"alpha" "$ubc" compare \
+	    --alpha 2 "$fx/default.json" "$fx/sync.json"
+	# An SVG that cannot be written: nothing printed, nothing left.
+	atf_check -s exit:2 -o empty -e match:"cannot create" "$ubc" compare \
+	    --svg nodir/x.svg "$fx/default.json" "$fx/sync.json"
+}
+
+atf_test_case svg
+svg_head()
+{
+	atf_set descr "the SVG is well formed, renders to PNG, and its bars carry the shares in the files"
+}
+svg_body()
+{
+	require_prog rsvg-convert
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare --svg c.svg \
+	    "$fx/default.json" "$fx/slower.json" "$fx/sync.json"
+	ls c.svg.tmp.* >/dev/null 2>&1 && atf_fail "a temporary file was left"
+	atf_check -s exit:0 -o empty -e empty rsvg-convert -o c.png c.svg
+	/usr/bin/python3 - "$fx" <<'EOF' || atf_fail "the SVG does not match the files"
+import json, struct, sys, xml.etree.ElementTree as ET
+fx = sys.argv[1]
+png = open("c.png", "rb").read()
+assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", png[16:24])
+assert w == 880 and 600 < h < 3000, (w, h)
+ns = "{http://www.w3.org/2000/svg}"
+titles = [t.text for t in ET.parse("c.svg").iter(ns + "title")]
+# The device-write shares, from the files.
+def label(b):
+    v = 0 if b == 0 else 1 << (b - 1)
+    for u in ("", "K", "M", "G"):
+        if v < 1024:
+            return "%d%s" % (v, u)
+        v //= 1024
+want = []
+for i, f in enumerate(("default", "slower", "sync")):
+    counts = {}
+    for r in json.load(open("%s/%s.json" % (fx, f)))["runs"]:
+        for p in r["phases"]:
+            for d in p["devices"]:
+                for b in d["write"]["size_hist"]["buckets"]:
+                    k = b["min_bytes"].bit_length()
+                    counts[k] = counts.get(k, 0) + b["count"]
+    total = sum(counts.values())
+    want += ["%s %s: %.1f%%" % ("ABC"[i], label(k), 100.0 * c / total)
+             for k, c in sorted(counts.items()) if c]
+missing = [t for t in want if t not in titles]
+assert not missing, missing
+runs = [t for t in titles if t.startswith("run ")]
+assert len(runs) == 15, len(runs)
+EOF
+}
+
+atf_test_case report_svg
+report_svg_head()
+{
+	atf_set descr "report --svg draws one stored result; an unwritable file leaves no report"
+}
+report_svg_body()
+{
+	require_prog rsvg-convert
+	atf_check -s exit:0 -o save:out -e empty "$ubc" report --svg r.svg \
+	    "$fx/sync.json"
+	grep -q 'ext4 sync' out || atf_fail "no text report"
+	atf_check -s exit:0 -o empty -e empty rsvg-convert -o r.png r.svg
+	grep -q '<title>A 4K: 79.7%</title>' r.svg ||
+	    atf_fail "the 4K share of device writes (79.7%) is not drawn"
+	[ "$(grep -c '<title>run ' r.svg)" -eq 5 ] || atf_fail "not 5 runs drawn"
+	atf_check -s exit:1 -o empty -e match:"cannot create 'nodir/r.svg'" \
+	    "$ubc" report --svg nodir/r.svg "$fx/sync.json"
+}
+
+atf_test_case nfs
+nfs_head()
+{
+	atf_set descr "NFS results: the wire figures that exist are compared, one run a side is too few to test"
+}
+nfs_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/nfs_32k.json" "$fx/nfs_small.json"
+	row out nfs.write.mean_bytes | grep -q -- '32.0K  = .*20.9K  = .*-34.7% ?$' ||
+	    atf_fail "nfs.write.mean_bytes row wrong: $(row out nfs.write.mean_bytes)"
+	row out nfs.commit.calls | grep -q '+19900.0% ?$' ||
+	    atf_fail "nfs.commit.calls row wrong"
+	grep -q 'median 32K -> 16K: changed' out ||
+	    atf_fail "the NFS WRITE sizes are not reported changed"
+	grep -q '^elapsed ' out && atf_fail "a time row for a capture"
+	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	    --fail-if nfs.write.mean_bytes:-10% "$fx/nfs_32k.json" \
+	    "$fx/nfs_small.json"
+}
+
+atf_test_case odd_values
+odd_values_head()
+{
+	atf_set descr "a result with wrong types, out-of-range numbers and an empty device name is read without harm"
+}
+odd_values_body()
+{
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/default.json" "$fx/odd.json"
+	grep -q "1 of 5 runs failed" out || atf_fail "the run that is not a run is not counted failed"
+	grep -q 'too few runs to test for some metrics: 5 against 2' out ||
+	    atf_fail "metrics missing from some runs are not told apart"
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case significant
+	atf_add_test_case p_against_scipy
+	atf_add_test_case gate_fails
+	atf_add_test_case gate_passes
+	atf_add_test_case too_few_runs
+	atf_add_test_case series
+	atf_add_test_case warnings
+	atf_add_test_case bad_input
+	atf_add_test_case svg
+	atf_add_test_case report_svg
+	atf_add_test_case nfs
+	atf_add_test_case odd_values
+}

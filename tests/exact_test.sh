@@ -1,0 +1,375 @@
+#! /usr/bin/env atf-sh
+# exact_test.sh - the exact probe (tracefs) end to end, on loop filesystems,
+# against instruments that are not ubcreplay: bpftrace counting
+# block_rq_issue on the same device while the tool runs, and the device's
+# own counters taken around the run. Then what must hold when the tool is
+# killed, the clean-up of instances left behind, the probe -p auto picks,
+# and --trace-out read back by report.
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+compare=$top/tests/exact_compare.py
+instances=/sys/kernel/tracing/instances
+
+require_tracefs()
+{
+	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
+	    [ ! -d /sys/kernel/tracing ] ||
+	    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
+	    atf_skip "needs tracefs with the block events"
+}
+
+# The kernel's dev_t of a block device, as trace events carry it.
+devnum()
+{
+	IFS=: read -r maj min <"/sys/block/$1/dev"
+	echo $(((maj << 20) | min))
+}
+
+# Starts bpftrace counting the device's issued requests by exact size, and
+# waits until its probes are attached (BEGIN fires after them).
+start_bpftrace()
+{
+	n=$(devnum "$1")
+	cat >bt.bt <<EOF
+BEGIN { printf("ready\n"); }
+tracepoint:block:block_rq_issue /args->dev == $n && args->bytes > 0 &&
+    (strncmp(args->rwbs, "W", 1) == 0 || strncmp(args->rwbs, "FW", 2) == 0)/
+{ @w[args->bytes] = count(); @wb = sum(args->bytes); }
+tracepoint:block:block_rq_issue /args->dev == $n && args->bytes > 0 &&
+    (strncmp(args->rwbs, "R", 1) == 0 || strncmp(args->rwbs, "FR", 2) == 0)/
+{ @r[args->bytes] = count(); @rb = sum(args->bytes); }
+EOF
+	bpftrace bt.bt >bt.out 2>bt.err &
+	echo $! >bt.pid
+	i=0
+	until grep -q ready bt.out 2>/dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+		if [ $i -gt 300 ] || ! kill -0 "$(cat bt.pid)" 2>/dev/null; then
+			cat bt.err
+			atf_fail "bpftrace did not start"
+		fi
+	done
+}
+
+stop_bpftrace()
+{
+	pid=$(cat bt.pid)
+	kill -INT "$pid"
+	wait "$pid"
+	rm -f bt.pid
+}
+
+# check_layers NAME MKFS [MOUNT_OPTIONS]: while ubcreplay -p exact runs,
+# bpftrace counts the same device's requests; the histograms must agree
+# bucket for bucket, and the totals must reconcile with diskstats.
+check_layers()
+{
+	require_root "makes loop filesystems and traces the block layer"
+	require_tracefs
+	require_prog bpftrace
+	require_prog "mkfs.$2"
+	dev=$(mkloopfs "$1" 512 "$2" "${3:-}")
+	start_bpftrace "$dev"
+	before=$(devstat "$dev")
+	atf_check -s exit:0 -o save:out -e save:err \
+	    "$ubc" -p exact -o "$PWD/r.json" "$small" "$1"
+	after=$(devstat "$dev")
+	stop_bpftrace
+	cat out
+	grep -q 'probe    tracefs, exact' out || atf_fail "the exact probe was not used"
+	grep -q 'bios submitted, device requests' out ||
+	    atf_fail "the report does not show the layers side by side"
+	grep -q 'write latency, issue to completion' out ||
+	    atf_fail "the report has no latency table"
+	/usr/bin/python3 "$compare" bpftrace r.json bt.out ||
+	    atf_fail "$1: the device-request histogram differs from bpftrace's"
+	/usr/bin/python3 "$compare" diskstats r.json "$before" "$after" ||
+	    atf_fail "$1: the exact totals do not reconcile with diskstats"
+}
+
+cleanup_bpftrace()
+{
+	[ -f bt.pid ] && kill -INT "$(cat bt.pid)" 2>/dev/null
+	cleanup_loops
+}
+
+atf_test_case ext4_default cleanup
+ext4_default_head()
+{
+	atf_set descr "ext4: requests per log2 bucket and bytes equal bpftrace's; totals reconcile with diskstats"
+	atf_set timeout 300
+}
+ext4_default_body()
+{
+	check_layers e4 ext4
+}
+ext4_default_cleanup()
+{
+	cleanup_bpftrace
+}
+
+atf_test_case ext4_sync cleanup
+ext4_sync_head()
+{
+	atf_set descr "ext4 -o sync: the same, with flush sequences and empty preflush writes"
+	atf_set timeout 300
+}
+ext4_sync_body()
+{
+	check_layers e4s ext4 sync
+	n=$(json r.json "sum(dv['empty_preflush'] for r in d['runs'] for p in r['phases'] for dv in p['devices'])")
+	echo "empty preflush writes: $n"
+}
+ext4_sync_cleanup()
+{
+	cleanup_bpftrace
+}
+
+atf_test_case xfs cleanup
+xfs_head()
+{
+	atf_set descr "xfs: requests per log2 bucket and bytes equal bpftrace's; totals reconcile with diskstats"
+	atf_set timeout 300
+}
+xfs_body()
+{
+	check_layers x xfs
+}
+xfs_cleanup()
+{
+	cleanup_bpftrace
+}
+
+atf_test_case btrfs cleanup
+btrfs_head()
+{
+	atf_set descr "btrfs: requests per log2 bucket and bytes equal bpftrace's; totals reconcile with diskstats"
+	atf_set timeout 300
+}
+btrfs_body()
+{
+	check_layers b btrfs
+}
+btrfs_cleanup()
+{
+	cleanup_bpftrace
+}
+
+# check_signal SIG: the tool killed by SIG in the middle of an extraction
+# leaves no tracefs instance, no run directory, no result and no trace.
+check_signal()
+{
+	require_root "makes loop filesystems and tracefs instances"
+	require_tracefs
+	mkloopfs s 512 ext4 sync >/dev/null
+	"$ubc" -q -p exact -n 50 --fsync file -o "$PWD/r.json" \
+	    --trace-out "$PWD/t.trace" "$small" s >out 2>err &
+	pid=$!
+	i=0
+	until [ -d "$instances/ubcreplay.$pid" ] &&
+	    ls s | grep -q '^ubcreplay-run'; do
+		sleep 0.05
+		i=$((i + 1))
+		[ $i -lt 400 ] || atf_fail "the tool did not start extracting"
+	done
+	sleep 0.3
+	kill -"$1" "$pid"
+	wait "$pid"
+	rc=$?
+	cat err
+	[ "$rc" -ne 0 ] || atf_fail "exit status 0 after SIG$1"
+	[ ! -e "$instances/ubcreplay.$pid" ] ||
+	    atf_fail "instance ubcreplay.$pid left behind after SIG$1"
+	! ls s | grep -q '^ubcreplay-run' ||
+	    atf_fail "a run directory was left behind after SIG$1"
+	for f in r.json t.trace; do
+		! ls | grep -q "^$f" || atf_fail "$f (or a part of it) was written after SIG$1"
+	done
+}
+
+atf_test_case sigint cleanup
+sigint_head()
+{
+	atf_set descr "SIGINT mid-extraction: no instance, no run directory, no result"
+	atf_set timeout 120
+}
+sigint_body()
+{
+	check_signal INT
+}
+sigint_cleanup()
+{
+	cleanup_loops
+}
+
+atf_test_case sigterm cleanup
+sigterm_head()
+{
+	atf_set descr "SIGTERM mid-extraction: no instance, no run directory, no result"
+	atf_set timeout 120
+}
+sigterm_body()
+{
+	check_signal TERM
+}
+sigterm_cleanup()
+{
+	cleanup_loops
+}
+
+atf_test_case sighup cleanup
+sighup_head()
+{
+	atf_set descr "SIGHUP mid-extraction: no instance, no run directory, no result"
+	atf_set timeout 120
+}
+sighup_body()
+{
+	check_signal HUP
+}
+sighup_cleanup()
+{
+	cleanup_loops
+}
+
+# What the tool must never change: the top-level tracing state.
+toplevel()
+{
+	t=/sys/kernel/tracing
+	for f in tracing_on current_tracer buffer_size_kb trace_clock \
+	    events/block/block_bio_queue/enable events/block/block_rq_issue/enable \
+	    events/block/block_rq_complete/enable \
+	    events/block/block_rq_issue/filter options/overwrite; do
+		printf '%s: %s\n' "$f" "$(cat "$t/$f")"
+	done
+}
+
+atf_test_case stale_instances cleanup
+stale_instances_head()
+{
+	atf_set descr "an instance left by a run whose pid is gone is removed at the next start; a live one is not; the top-level state is untouched"
+	atf_set timeout 120
+}
+stale_instances_body()
+{
+	require_root "makes tracefs instances"
+	require_tracefs
+	mkloopfs st 256 ext4 >/dev/null
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	kill -0 "$dead" 2>/dev/null && atf_skip "pid $dead was reused at once"
+	echo "$dead $$" >made
+	mkdir "$instances/ubcreplay.$dead" "$instances/ubcreplay.$$"
+	toplevel >top.before
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" -p exact -o r.json \
+	    "$small" st
+	toplevel >top.after
+	[ ! -e "$instances/ubcreplay.$dead" ] ||
+	    atf_fail "the instance of dead pid $dead was not removed"
+	[ -d "$instances/ubcreplay.$$" ] ||
+	    atf_fail "the instance of live pid $$ was removed"
+	json r.json "d['probe']['why']" | grep -q 'removed instances left by killed runs' ||
+	    atf_fail "the probe did not say it removed a stale instance"
+	atf_check -o empty diff top.before top.after
+	[ -z "$(ls "$instances" | grep '^ubcreplay\.' | grep -v "^ubcreplay\.$$\$")" ] ||
+	    atf_fail "the tool left its own instance"
+}
+stale_instances_cleanup()
+{
+	if [ -f made ]; then
+		for p in $(cat made); do
+			rmdir "$instances/ubcreplay.$p" 2>/dev/null
+		done
+	fi
+	cleanup_loops
+}
+
+atf_test_case auto_choice cleanup
+auto_choice_head()
+{
+	atf_set descr "-p auto picks exact as root and interval as an ordinary user, and says why"
+	atf_set timeout 120
+}
+auto_choice_body()
+{
+	require_root "makes loop filesystems and switches to nobody"
+	require_tracefs
+	require_prog setpriv
+	mkloopfs a 256 ext4 >/dev/null
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" -o r.json "$small" a
+	[ "$(json r.json "d['probe']['name']")" = tracefs ] ||
+	    atf_fail "root: -p auto did not pick tracefs"
+	json r.json "d['probe']['why']" | grep -q 'chosen by -p auto' ||
+	    atf_fail "root: the probe does not say why"
+	mkdir a/user out
+	chown nobody a/user out
+	cp "$small" out/small.tar.gz
+	chmod 755 . out
+	atf_check -s exit:0 -o ignore -e ignore setpriv --reuid=nobody \
+	    --regid=nogroup --clear-groups "$ubc" -o out/u.json out/small.tar.gz a/user
+	[ "$(json out/u.json "d['probe']['name']")" = diskstats ] ||
+	    atf_fail "user: -p auto did not pick the interval probe"
+	why=$(json out/u.json "d['probe']['why']")
+	echo "why: $why"
+	echo "$why" | grep -q 'tracefs unavailable: tracefs needs root' ||
+	    atf_fail "user: the probe does not say why tracefs was passed over"
+	atf_check -s not-exit:0 -o ignore -e match:'tracefs needs root' \
+	    setpriv --reuid=nobody --regid=nogroup --clear-groups "$ubc" \
+	    -p exact -o out/v.json out/small.tar.gz a/user
+	[ ! -e out/v.json ] || atf_fail "a refused -p exact wrote a result"
+}
+auto_choice_cleanup()
+{
+	cleanup_loops
+}
+
+atf_test_case trace_out_report cleanup
+trace_out_report_head()
+{
+	atf_set descr "--trace-out, then report FILE, gives the live run's report; a damaged trace is refused by line"
+	atf_set timeout 120
+}
+trace_out_report_body()
+{
+	require_root "makes loop filesystems and traces the block layer"
+	require_tracefs
+	mkloopfs t 256 ext4 >/dev/null
+	atf_check -s exit:0 -o save:live -e ignore "$ubc" -p exact -n 2 \
+	    -o "$PWD/r.json" --trace-out "$PWD/t.trace" "$small" t
+	head -1 t.trace | grep -qx 'ubcreplay-trace 1' || atf_fail "no trace header"
+	grep -q '^I ' t.trace || atf_fail "the trace has no issue records"
+	atf_check -s exit:0 -o save:again -e empty "$ubc" report t.trace
+	atf_check -s exit:0 -o save:stored -e empty "$ubc" report r.json
+	atf_check -o empty diff stored again
+	# A record damaged in the middle: refused, naming the line.
+	n=$(grep -n '^I ' t.trace | sed -n 3p | cut -d: -f1)
+	awk -v n="$n" 'NR == n { $4 = "XQ" } { print }' t.trace >bad.trace
+	atf_check -s exit:1 -o empty -e match:"bad.trace' line $n: bad rwbs" \
+	    "$ubc" report bad.trace
+	# The interval probe keeps no events: --trace-out is refused.
+	atf_check -s exit:1 -o empty -e match:'trace-out' "$ubc" -p interval \
+	    -o i.json --trace-out i.trace "$small" t
+	[ ! -e i.trace ] && [ ! -e i.json ] || atf_fail "a refused run wrote files"
+}
+trace_out_report_cleanup()
+{
+	cleanup_loops
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case ext4_default
+	atf_add_test_case ext4_sync
+	atf_add_test_case xfs
+	atf_add_test_case btrfs
+	atf_add_test_case sigint
+	atf_add_test_case sigterm
+	atf_add_test_case sighup
+	atf_add_test_case stale_instances
+	atf_add_test_case auto_choice
+	atf_add_test_case trace_out_report
+}

@@ -1,0 +1,71 @@
+# lib.sh - what the shell tests share, sourced by each tests/*_test.sh:
+#
+#	. "$(atf_get_srcdir)/../../tests/lib.sh"
+#
+# (the programs run from build/tests, two levels below the top).
+# Loop filesystems are made in the test's work directory and recorded in
+# ./loops, so that the cleanup part of the test case detaches every one,
+# even when the body failed half way.
+
+top=$(cd "$(atf_get_srcdir)/../.." && pwd)
+ubc=$top/ubcreplay
+small=$top/build/fixtures/small.tar.gz
+
+# Skips the test, with the reason, unless we are root.
+require_root()
+{
+	[ "$(id -u)" -eq 0 ] || atf_skip "needs root: $1"
+}
+
+# Skips unless a command exists.
+require_prog()
+{
+	command -v "$1" >/dev/null 2>&1 || atf_skip "needs $1 (contrib/deps.sh test installs it)"
+}
+
+# mkloopfs NAME SIZE_MB MKFS [MOUNT_OPTIONS]: makes a filesystem on a loop
+# device and mounts it on ./NAME; prints the loop device's kernel name.
+mkloopfs()
+{
+	name=$1 size=$2 mkfs=$3 opts=${4:-}
+	img=$PWD/$name.img
+	truncate -s "${size}M" "$img" || atf_fail "cannot make $img"
+	case $mkfs in
+	ext4|ext2)
+		# No lazy init: the kernel must not write while we measure.
+		mkfs."$mkfs" -q -F -E lazy_itable_init=0,lazy_journal_init=0 \
+		    "$img" >/dev/null 2>&1 || atf_fail "mkfs.$mkfs failed" ;;
+	xfs)	mkfs.xfs -q -f "$img" >/dev/null 2>&1 || atf_fail "mkfs.xfs failed" ;;
+	btrfs)	mkfs.btrfs -q -f "$img" >/dev/null 2>&1 || atf_fail "mkfs.btrfs failed" ;;
+	*)	atf_fail "mkloopfs: unknown filesystem $mkfs" ;;
+	esac
+	dev=$(losetup -f --show "$img") || atf_skip "cannot attach a loop device"
+	echo "$dev $PWD/$name" >>"$PWD/loops"
+	mkdir -p "$name"
+	mount ${opts:+-o "$opts"} "$dev" "$name" || atf_fail "cannot mount $dev"
+	sync -f "$name"
+	basename "$dev"
+}
+
+# Unmounts and detaches everything mkloopfs made here.
+cleanup_loops()
+{
+	[ -f loops ] || return 0
+	while read -r dev dir; do
+		umount "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null
+		losetup -d "$dev" 2>/dev/null
+	done <loops
+	rm -f loops
+}
+
+# devstat DEV: the counters of /sys/block/DEV/stat on one line.
+devstat()
+{
+	tr -s ' ' <"/sys/block/$1/stat" | sed 's/^ //'
+}
+
+# json FILE EXPR: evaluates a Python expression on the parsed file as d.
+json()
+{
+	/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}

@@ -1,0 +1,437 @@
+/*
+ * stats_test.c - analysis/stats.c against scipy.stats (Debian's
+ * python3-scipy), computed in the test on the same inputs: each case writes
+ * a small Python script holding its data, runs /usr/bin/python3 on it and
+ * reads the numbers it prints. Skips when scipy is missing.
+ */
+#include <atf-c.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/stats.h"
+
+#define PYTHON "/usr/bin/python3"
+
+static void
+require_scipy(void)
+{
+	if (system(PYTHON " -c 'import scipy.stats' >/dev/null 2>&1") != 0)
+		atf_tc_skip("needs " PYTHON " with scipy (python3-scipy)");
+}
+
+/* Deterministic inputs: a 64-bit LCG, so every run tests the same data. */
+static uint64_t lcg = 12345;
+
+static double
+uniform(void)
+{
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+static void
+py_list(FILE *f, const char *name, const double *v, size_t n)
+{
+	fprintf(f, "%s = [", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%.17g", i ? ", " : "", v[i]);
+	fprintf(f, "]\n");
+}
+
+static void
+py_hist(FILE *f, const char *name, const uint64_t *v, size_t n)
+{
+	fprintf(f, "%s = [", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+	fprintf(f, "]\n");
+}
+
+/*
+ * Runs the script (already written to script.py, ending with prints) and
+ * reads exactly n numbers from its output.
+ */
+static void
+run_python(double *out, size_t n)
+{
+	FILE *p = popen(PYTHON " script.py", "r");
+	size_t got = 0;
+
+	ATF_REQUIRE(p != NULL);
+	while (got < n && fscanf(p, "%lf", &out[got]) == 1)
+		got++;
+	ATF_REQUIRE_EQ_MSG(pclose(p), 0, "python3 script.py failed");
+	ATF_REQUIRE_EQ_MSG(
+	    got, n, "python printed %zu numbers, want %zu", got, n);
+}
+
+static FILE *
+open_script(void)
+{
+	FILE *f = fopen("script.py", "w");
+
+	ATF_REQUIRE(f != NULL);
+	fprintf(f, "import numpy as np\nimport scipy.stats as st\n");
+	return f;
+}
+
+static void
+check_close(double got, double want, double rel, const char *what)
+{
+	double tol = rel * fmax(fabs(want), 1e-300);
+
+	ATF_CHECK_MSG(fabs(got - want) <= tol, "%s: got %.17g, scipy %.17g",
+	    what, got, want);
+}
+
+ATF_TC_WITHOUT_HEAD(median);
+ATF_TC_BODY(median, tc)
+{
+	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, ties[] = {5, 5, 1, 5};
+	struct stats_summary s;
+
+	ATF_CHECK_EQ(stats_median(odd, 3), 2);
+	/* The lower of the middle two: a value that was measured. */
+	ATF_CHECK_EQ(stats_median(even, 4), 2);
+	ATF_CHECK_EQ(stats_median(ties, 4), 5);
+	ATF_CHECK_EQ(stats_median(odd, 0), 0);
+	stats_summarize(even, 4, &s);
+	ATF_CHECK(s.n == 4 && s.median == 2 && s.min == 1 && s.max == 4);
+}
+
+/* Sizes to test the exact distribution on, up to its limit. */
+static const size_t exact_sizes[][2] = {
+    {1, 1},
+    {1, 5},
+    {3, 3},
+    {4, 5},
+    {5, 5},
+    {6, 3},
+    {8, 8},
+    {10, 12},
+    {20, 20},
+    {20, 7},
+};
+
+ATF_TC_WITHOUT_HEAD(mannwhitney_exact);
+ATF_TC_BODY(mannwhitney_exact, tc)
+{
+	size_t ncase = sizeof(exact_sizes) / sizeof(exact_sizes[0]);
+	double want[2 * 10];
+	double a[10][20], b[10][20];
+	FILE *f;
+
+	require_scipy();
+	f = open_script();
+	for (size_t c = 0; c < ncase; c++) {
+		size_t na = exact_sizes[c][0], nb = exact_sizes[c][1];
+
+		/* b shifted by a varying amount: p from tiny to 1. */
+		for (size_t i = 0; i < na; i++)
+			a[c][i] = 100 + 10 * uniform();
+		for (size_t i = 0; i < nb; i++)
+			b[c][i] = 100 + 10 * uniform() + (double)c * 0.7;
+		py_list(f, "a", a[c], na);
+		py_list(f, "b", b[c], nb);
+		fprintf(f,
+		    "r = st.mannwhitneyu(a, b, alternative='two-sided',"
+		    " method='exact')\nprint(r.statistic, r.pvalue)\n");
+	}
+	fclose(f);
+	run_python(want, 2 * ncase);
+	for (size_t c = 0; c < ncase; c++) {
+		struct stats_mw mw;
+		char what[64];
+
+		stats_mannwhitney(
+		    a[c], exact_sizes[c][0], b[c], exact_sizes[c][1], &mw);
+		snprintf(what, sizeof(what), "case %zu U", c);
+		check_close(mw.u, want[2 * c], 1e-12, what);
+		snprintf(what, sizeof(what), "case %zu p", c);
+		check_close(mw.p, want[2 * c + 1], 1e-9, what);
+		ATF_CHECK_EQ(mw.method, STATS_MW_EXACT);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(mannwhitney_normal);
+ATF_TC_BODY(mannwhitney_normal, tc)
+{
+	/* Ties force the normal approximation at any size. */
+	double ta[] = {3, 4, 4, 5, 6}, tb[] = {4, 5, 6, 6, 7, 8};
+	double la[30], lb[25], want[6];
+	struct stats_mw mw;
+	FILE *f;
+
+	require_scipy();
+	for (size_t i = 0; i < 30; i++)
+		la[i] = uniform();
+	for (size_t i = 0; i < 25; i++)
+		lb[i] = uniform() + 0.2;
+	f = open_script();
+	py_list(f, "a", ta, 5);
+	py_list(f, "b", tb, 6);
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
+	py_list(f, "a", la, 30);
+	py_list(f, "b", lb, 25);
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
+	/* Identical sets: no evidence at all. */
+	fprintf(f,
+	    "r = st.mannwhitneyu(a, a, method='asymptotic')\n"
+	    "print(r.statistic, r.pvalue)\n");
+	fclose(f);
+	run_python(want, 6);
+
+	stats_mannwhitney(ta, 5, tb, 6, &mw);
+	ATF_CHECK_EQ(mw.method, STATS_MW_NORMAL);
+	check_close(mw.u, want[0], 1e-12, "ties U");
+	check_close(mw.p, want[1], 1e-9, "ties p");
+	stats_mannwhitney(la, 30, lb, 25, &mw);
+	ATF_CHECK_EQ(mw.method, STATS_MW_NORMAL);
+	check_close(mw.u, want[2], 1e-12, "large U");
+	check_close(mw.p, want[3], 1e-9, "large p");
+	stats_mannwhitney(la, 30, la, 30, &mw);
+	check_close(mw.p, want[5], 1e-9, "identical p");
+}
+
+ATF_TC_WITHOUT_HEAD(mannwhitney_pmin);
+ATF_TC_BODY(mannwhitney_pmin, tc)
+{
+	double lo[] = {1, 2, 3, 4, 5}, hi[] = {6, 7, 8, 9, 10}, want[3];
+	struct stats_mw mw;
+	FILE *f;
+
+	require_scipy();
+	/* Complete separation reaches the smallest p the sizes allow. */
+	f = open_script();
+	fprintf(f,
+	    "for n, m in ((3, 3), (5, 5), (3, 5)):\n"
+	    "    print(st.mannwhitneyu(range(n), range(10, 10 + m),"
+	    " method='exact').pvalue)\n");
+	fclose(f);
+	run_python(want, 3);
+	check_close(stats_mw_pmin(3, 3), want[0], 1e-12, "pmin 3,3");
+	check_close(stats_mw_pmin(5, 5), want[1], 1e-12, "pmin 5,5");
+	check_close(stats_mw_pmin(3, 5), want[2], 1e-12, "pmin 3,5");
+	ATF_CHECK(stats_mw_pmin(3, 3) > 0.05);
+	stats_mannwhitney(lo, 5, hi, 5, &mw);
+	check_close(mw.p, stats_mw_pmin(5, 5), 1e-12, "separated 5,5");
+}
+
+ATF_TC_WITHOUT_HEAD(chi2_sf);
+ATF_TC_BODY(chi2_sf, tc)
+{
+	static const double x[] = {0.01, 0.5, 1, 3.84, 7, 20, 60, 150, 400};
+	static const unsigned dof[] = {1, 2, 3, 5, 10, 40};
+	double want[9 * 6];
+	FILE *f;
+
+	require_scipy();
+	f = open_script();
+	py_list(f, "x", x, 9);
+	fprintf(f,
+	    "for d in (1, 2, 3, 5, 10, 40):\n"
+	    "    for v in x:\n"
+	    "        print(repr(st.chi2.sf(v, d)))\n");
+	fclose(f);
+	run_python(want, 9 * 6);
+	for (size_t d = 0; d < 6; d++)
+		for (size_t i = 0; i < 9; i++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "chi2.sf(%g, %u)", x[i],
+			    dof[d]);
+			check_close(stats_chi2_sf(x[i], dof[d]),
+			    want[d * 9 + i], 1e-9, what);
+		}
+}
+
+ATF_TC_WITHOUT_HEAD(chi2_hist);
+ATF_TC_BODY(chi2_hist, tc)
+{
+	/* Dense enough that no bucket is merged. */
+	uint64_t a[8] = {0, 40, 55, 120, 300, 80, 30, 10};
+	uint64_t b[8] = {0, 35, 70, 100, 250, 120, 45, 12};
+	/* Sparse: 1 and 2 merge with 3, 7 and 8 fold into 6. */
+	uint64_t sa[9] = {0, 1, 2, 30, 60, 50, 20, 2, 1};
+	uint64_t sb[9] = {0, 0, 3, 20, 80, 40, 25, 1, 0};
+	uint64_t ma[4] = {33, 60, 50, 23}, mb[4] = {23, 80, 40, 26};
+	double want[6];
+	struct stats_chi2 c;
+	FILE *f;
+
+	require_scipy();
+	f = open_script();
+	py_hist(f, "a", a + 1, 7);
+	py_hist(f, "b", b + 1, 7);
+	fprintf(f,
+	    "r = st.chi2_contingency([a, b], correction=False)\n"
+	    "print(repr(r[0]), r[2], repr(r[1]))\n");
+	/* The table the merging should have made, merged by hand. */
+	py_hist(f, "a", ma, 4);
+	py_hist(f, "b", mb, 4);
+	fprintf(f,
+	    "r = st.chi2_contingency([a, b], correction=False)\n"
+	    "print(repr(r[0]), r[2], repr(r[1]))\n");
+	fclose(f);
+	run_python(want, 6);
+
+	stats_chi2_hist(a, b, 8, &c);
+	ATF_CHECK(c.valid);
+	ATF_CHECK_EQ(c.columns, 7);
+	check_close(c.chi2, want[0], 1e-9, "dense chi2");
+	ATF_CHECK_EQ(c.dof, (unsigned)want[1]);
+	check_close(c.p, want[2], 1e-9, "dense p");
+
+	stats_chi2_hist(sa, sb, 9, &c);
+	ATF_CHECK_EQ(c.columns, 4);
+	check_close(c.chi2, want[3], 1e-9, "merged chi2");
+	ATF_CHECK_EQ(c.dof, (unsigned)want[4]);
+	check_close(c.p, want[5], 1e-9, "merged p");
+
+	/* One shared bucket: nothing to test. */
+	stats_chi2_hist((uint64_t[]){0, 9}, (uint64_t[]){0, 90}, 2, &c);
+	ATF_CHECK(c.valid && c.dof == 0 && c.p == 1);
+	stats_chi2_hist((uint64_t[]){0, 0}, (uint64_t[]){0, 90}, 2, &c);
+	ATF_CHECK(!c.valid);
+}
+
+ATF_TC_WITHOUT_HEAD(emd);
+ATF_TC_BODY(emd, tc)
+{
+	uint64_t a[16] = {0}, b[16] = {0};
+	double want[2];
+	FILE *f;
+
+	require_scipy();
+	a[10] = 500, a[13] = 1200, a[14] = 80, a[15] = 7;
+	b[10] = 900, b[11] = 300, b[13] = 400, b[12] = 35;
+	f = open_script();
+	py_hist(f, "a", a, 16);
+	py_hist(f, "b", b, 16);
+	fprintf(f,
+	    "k = range(16)\n"
+	    "print(repr(st.wasserstein_distance(k, k, a, b)))\n"
+	    "print(repr(np.average(k, weights=b) -"
+	    " np.average(k, weights=a)))\n");
+	fclose(f);
+	run_python(want, 2);
+	check_close(stats_emd_hist(a, b, 16), want[0], 1e-12, "emd");
+	check_close(stats_shift_hist(a, b, 16), want[1], 1e-12, "shift");
+	ATF_CHECK(stats_shift_hist(a, b, 16) < 0);
+	ATF_CHECK_EQ(stats_emd_hist(a, a, 16), 0);
+
+	/* 1787 counts: the 894th (index 893) is in bucket 13. */
+	ATF_CHECK_EQ(stats_median_bucket(a, 16), 13);
+	/* 1635 counts: the 818th is in bucket 10 (900 there). */
+	ATF_CHECK_EQ(stats_median_bucket(b, 16), 10);
+	ATF_CHECK_EQ(stats_median_bucket((uint64_t[]){0, 1, 1}, 3), 1);
+	ATF_CHECK_EQ(stats_median_bucket((uint64_t[]){0, 0}, 2), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(bootstrap);
+ATF_TC_BODY(bootstrap, tc)
+{
+	double a[7], b[9], want[2];
+	struct stats_ci ci, again;
+	char err[128];
+	FILE *f;
+
+	require_scipy();
+	for (size_t i = 0; i < 7; i++)
+		a[i] = 10 + uniform();
+	for (size_t i = 0; i < 9; i++)
+		b[i] = 14 + 2 * uniform();
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 7, b, 9, 20000, 0.95, 7, &ci, err, sizeof(err)),
+	    0);
+	ATF_REQUIRE(ci.valid);
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 20000, 0.95, 7, &again,
+	                   err, sizeof(err)),
+	    0);
+	/* Seeded: the same input gives the same interval. */
+	ATF_CHECK(ci.lo == again.lo && ci.hi == again.hi);
+	ATF_CHECK(ci.lo <= stats_median(b, 9) / stats_median(a, 7));
+	ATF_CHECK(ci.hi >= stats_median(b, 9) / stats_median(a, 7));
+
+	/*
+	 * scipy draws other resamples, so the endpoints agree only to the
+	 * Monte Carlo error: 20000 resamples each keep it well under 2%.
+	 */
+	f = open_script();
+	py_list(f, "a", a, 7);
+	py_list(f, "b", b, 9);
+	fprintf(f,
+	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
+	    "[..., (v.shape[axis] - 1) // 2]\n"
+	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
+	    " lm(y, axis) / lm(x, axis), method='percentile',"
+	    " n_resamples=20000, random_state=1)\n"
+	    "print(repr(r.confidence_interval.low),"
+	    " repr(r.confidence_interval.high))\n");
+	fclose(f);
+	run_python(want, 2);
+	check_close(ci.lo, want[0], 0.02, "ci low");
+	check_close(ci.hi, want[1], 0.02, "ci high");
+
+	/* A baseline with a zero: the ratio is undefined. */
+	a[3] = 0;
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 7, b, 9, 100, 0.95, 7, &ci, err, sizeof(err)),
+	    0);
+	ATF_CHECK(!ci.valid);
+}
+
+ATF_TC_WITHOUT_HEAD(bootstrap_many);
+ATF_TC_BODY(bootstrap_many, tc)
+{
+	double a[101], b[99], want[2];
+	struct stats_ci ci;
+	char err[128];
+	FILE *f;
+
+	require_scipy();
+	/* Many runs, with ties: the resampled medians go through selection. */
+	for (size_t i = 0; i < 101; i++)
+		a[i] = 100 + floor(20 * uniform());
+	for (size_t i = 0; i < 99; i++)
+		b[i] = 104 + floor(20 * uniform());
+	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
+	                   a, 101, b, 99, 20000, 0.9, 3, &ci, err, sizeof(err)),
+	    0);
+	ATF_REQUIRE(ci.valid);
+	f = open_script();
+	py_list(f, "a", a, 101);
+	py_list(f, "b", b, 99);
+	fprintf(f,
+	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
+	    "[..., (v.shape[axis] - 1) // 2]\n"
+	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
+	    " lm(y, axis) / lm(x, axis), method='percentile',"
+	    " confidence_level=0.9, n_resamples=20000, random_state=1)\n"
+	    "print(repr(r.confidence_interval.low),"
+	    " repr(r.confidence_interval.high))\n");
+	fclose(f);
+	run_python(want, 2);
+	check_close(ci.lo, want[0], 0.01, "ci low");
+	check_close(ci.hi, want[1], 0.01, "ci high");
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, median);
+	ATF_TP_ADD_TC(tp, mannwhitney_exact);
+	ATF_TP_ADD_TC(tp, mannwhitney_normal);
+	ATF_TP_ADD_TC(tp, mannwhitney_pmin);
+	ATF_TP_ADD_TC(tp, chi2_sf);
+	ATF_TP_ADD_TC(tp, chi2_hist);
+	ATF_TP_ADD_TC(tp, emd);
+	ATF_TP_ADD_TC(tp, bootstrap);
+	ATF_TP_ADD_TC(tp, bootstrap_many);
+	return atf_no_error();
+}
