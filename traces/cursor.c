@@ -13,102 +13,15 @@ cur_init(struct cursor *c, const void *p, size_t cap, size_t len)
 	c->err = CUR_OK;
 }
 
-/* Whether n bytes can be read; sets the error when they cannot. */
-static int
-have(struct cursor *c, size_t n)
-{
-	if (c->err != CUR_OK)
-		return 0;
-	if (n > c->len) {
-		c->err = CUR_MALFORMED;
-		return 0;
-	}
-	if (n > c->cap) {
-		c->err = CUR_TRUNCATED;
-		return 0;
-	}
-	return 1;
-}
-
-static void
-advance(struct cursor *c, size_t n)
-{
-	size_t k = n < c->cap ? n : c->cap;
-
-	/* Past the captured bytes p is not used, and may be NULL. */
-	if (k > 0)
-		c->p += k;
-	c->cap -= k;
-	c->len -= n;
-}
-
-uint8_t
-cur_u8(struct cursor *c)
-{
-	uint8_t v;
-
-	if (!have(c, 1))
-		return 0;
-	v = c->p[0];
-	advance(c, 1);
-	return v;
-}
-
-uint16_t
-cur_u16(struct cursor *c)
-{
-	uint16_t v;
-
-	if (!have(c, 2))
-		return 0;
-	v = (uint16_t)(c->p[0] << 8 | c->p[1]);
-	advance(c, 2);
-	return v;
-}
-
-uint32_t
-cur_u32(struct cursor *c)
-{
-	uint32_t v;
-
-	if (!have(c, 4))
-		return 0;
-	v = (uint32_t)c->p[0] << 24 | (uint32_t)c->p[1] << 16 |
-	    (uint32_t)c->p[2] << 8 | c->p[3];
-	advance(c, 4);
-	return v;
-}
-
-uint64_t
-cur_u64(struct cursor *c)
-{
-	uint64_t hi = cur_u32(c);
-	uint64_t lo = cur_u32(c);
-
-	return c->err == CUR_OK ? hi << 32 | lo : 0;
-}
-
-void
-cur_skip(struct cursor *c, size_t n)
-{
-	if (c->err != CUR_OK)
-		return;
-	if (n > c->len) {
-		c->err = CUR_MALFORMED;
-		return;
-	}
-	advance(c, n);
-}
-
 const uint8_t *
 cur_bytes(struct cursor *c, size_t n)
 {
 	const uint8_t *p;
 
-	if (!have(c, n))
+	if (!cur_have(c, n))
 		return NULL;
 	p = c->p;
-	advance(c, n);
+	cur_advance(c, n);
 	return p;
 }
 
@@ -132,7 +45,7 @@ cur_fixed(struct cursor *c, size_t n)
 		return NULL;
 	}
 	p = n <= c->cap ? c->p : NULL;
-	advance(c, padded);
+	cur_advance(c, padded);
 	return p;
 }
 
@@ -163,7 +76,7 @@ cur_sub(struct cursor *c, size_t n, struct cursor *sub)
 		return;
 	}
 	cur_init(sub, c->p, n < c->cap ? n : c->cap, n);
-	advance(c, n);
+	cur_advance(c, n);
 }
 
 size_t

@@ -42,14 +42,98 @@ struct cursor {
 /* A cursor on len claimed bytes of which the first cap are at p. */
 void cur_init(struct cursor *c, const void *p, size_t cap, size_t len);
 
+/*
+ * Whether n bytes can be read; sets the error when they cannot. The small
+ * readers below are inline: a decoder calls them for every field of every
+ * packet.
+ */
+static inline int
+cur_have(struct cursor *c, size_t n)
+{
+	if (c->err != CUR_OK)
+		return 0;
+	if (n > c->len) {
+		c->err = CUR_MALFORMED;
+		return 0;
+	}
+	if (n > c->cap) {
+		c->err = CUR_TRUNCATED;
+		return 0;
+	}
+	return 1;
+}
+
+/* Moves past n claimed bytes; past the captured ones p is not used. */
+static inline void
+cur_advance(struct cursor *c, size_t n)
+{
+	size_t k = n < c->cap ? n : c->cap;
+
+	if (k > 0)	/* p may be NULL when nothing was captured */
+		c->p += k;
+	c->cap -= k;
+	c->len -= n;
+}
+
 /* Big-endian (network, XDR) integers; 0 once the cursor is in error. */
-uint8_t cur_u8(struct cursor *c);
-uint16_t cur_u16(struct cursor *c);
-uint32_t cur_u32(struct cursor *c);
-uint64_t cur_u64(struct cursor *c);
+static inline uint8_t
+cur_u8(struct cursor *c)
+{
+	uint8_t v;
+
+	if (!cur_have(c, 1))
+		return 0;
+	v = c->p[0];
+	cur_advance(c, 1);
+	return v;
+}
+
+static inline uint16_t
+cur_u16(struct cursor *c)
+{
+	uint16_t v;
+
+	if (!cur_have(c, 2))
+		return 0;
+	v = (uint16_t)(c->p[0] << 8 | c->p[1]);
+	cur_advance(c, 2);
+	return v;
+}
+
+static inline uint32_t
+cur_u32(struct cursor *c)
+{
+	uint32_t v;
+
+	if (!cur_have(c, 4))
+		return 0;
+	v = (uint32_t)c->p[0] << 24 | (uint32_t)c->p[1] << 16 |
+	    (uint32_t)c->p[2] << 8 | c->p[3];
+	cur_advance(c, 4);
+	return v;
+}
+
+static inline uint64_t
+cur_u64(struct cursor *c)
+{
+	uint64_t hi = cur_u32(c);
+	uint64_t lo = cur_u32(c);
+
+	return c->err == CUR_OK ? hi << 32 | lo : 0;
+}
 
 /* Moves n bytes on; they need be claimed, not captured. */
-void cur_skip(struct cursor *c, size_t n);
+static inline void
+cur_skip(struct cursor *c, size_t n)
+{
+	if (c->err != CUR_OK)
+		return;
+	if (n > c->len) {
+		c->err = CUR_MALFORMED;
+		return;
+	}
+	cur_advance(c, n);
+}
 
 /*
  * The n captured bytes at the cursor (moving past them), or NULL with the
