@@ -3,8 +3,10 @@
  * (pcap or pcapng) or a live interface, through a BPF filter. Reading is
  * kept apart from decoding (nfs_decode.c), which never sees libpcap.
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include <pcap/pcap.h>
@@ -14,6 +16,7 @@
 /* Live captures wake up this often to look at the clock and *stop. */
 #define LIVE_TIMEOUT_MS 100
 #define LIVE_SNAPLEN 262144
+#define FILE_BUFFER (1 << 20)
 
 static int64_t
 now_ns(void)
@@ -84,9 +87,22 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 	pcap_t *p;
 
 	if (cap->file != NULL) {
-		p = pcap_open_offline_with_tstamp_precision(cap->file,
+		/*
+		 * Read through a large buffer of our own: libpcap's stdio
+		 * default means a read(2) per few kilobytes.
+		 */
+		FILE *fp = fopen(cap->file, "rb");
+
+		if (fp == NULL) {
+			snprintf(err, errlen, "cannot read capture '%s': %s",
+			    cap->file, strerror(errno));
+			return -1;
+		}
+		setvbuf(fp, NULL, _IOFBF, FILE_BUFFER);
+		p = pcap_fopen_offline_with_tstamp_precision(fp,
 		    PCAP_TSTAMP_PRECISION_NANO, ebuf);
 		if (p == NULL) {
+			fclose(fp);
 			snprintf(err, errlen, "cannot read capture '%s': %s",
 			    cap->file, ebuf);
 			return -1;
