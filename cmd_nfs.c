@@ -102,7 +102,7 @@ make_result(const struct nfs_capture *cap, const char *label, time_t started,
 	workload = json_pack("{s:s,s:s,s:s,s:I,s:s,s:i}",
 	    "source", cap->file ? "file" : "interface",
 	    "name", cap->file ? cap->file : cap->iface,
-	    "filter", cap->filter ? cap->filter : NFS_DEFAULT_FILTER,
+	    "filter", cap->filter_used ? cap->filter_used : "",
 	    "duration_ns", (json_int_t)cap->duration_ns,
 	    "linktype", cap->linktype_name ? cap->linktype_name : "unknown",
 	    "snaplen", cap->snaplen);

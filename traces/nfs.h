@@ -222,10 +222,12 @@ const char *nfs_proc_name(uint32_t vers, uint32_t proc);
 struct nfs_capture {
 	const char *file;	/* a capture file, or NULL */
 	const char *iface;	/* or an interface to capture live on */
-	const char *filter;	/* BPF; NULL for NFS_DEFAULT_FILTER */
+	const char *filter;	/* BPF; NULL for NFS_DEFAULT_FILTER (and
+				   the same inside 802.1Q on Ethernet) */
 	int64_t duration_ns;	/* live: stop after this long; 0 no limit */
 	volatile sig_atomic_t *stop;	/* stops the capture when set */
 	/* filled in by nfs_capture_run */
+	const char *filter_used;
 	int linktype;
 	const char *linktype_name;
 	int snaplen;

@@ -78,7 +78,7 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	const char *what = cap->file != NULL ? cap->file : cap->iface;
-	const char *filter = cap->filter ? cap->filter : NFS_DEFAULT_FILTER;
+	const char *filter = cap->filter;
 	struct bpf_program prog;
 	struct pcap_pkthdr *h;
 	const u_char *bytes;
@@ -125,6 +125,15 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 		pcap_close(p);
 		return -1;
 	}
+	/*
+	 * On Ethernet, NFS may travel in 802.1Q frames, which a plain port
+	 * filter does not look into; other links have no VLAN tags.
+	 */
+	if (filter == NULL)
+		filter = cap->linktype == NFS_LINK_EN10MB ?
+		    NFS_DEFAULT_FILTER " or (vlan and " NFS_DEFAULT_FILTER ")" :
+		    NFS_DEFAULT_FILTER;
+	cap->filter_used = filter;
 	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) == -1) {
 		snprintf(err, errlen, "cannot compile filter '%s': %s", filter,
 		    pcap_geterr(p));
