@@ -99,7 +99,7 @@ nfs_stats_json(const struct nfs_stats *s)
 	}
 	return json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,"
 	    "s:{s:I,s:I,s:o,s:o},s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-	    "s:I,s:I,s:I,s:I,s:I,s:I}}",
+	    "s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 	    "packets", (json_int_t)s->packets,
 	    "rpc_calls", (json_int_t)s->rpc_calls,
 	    "rpc_replies", (json_int_t)s->rpc_replies,
@@ -125,6 +125,7 @@ nfs_stats_json(const struct nfs_stats *s)
 	    "bytes_skipped", (json_int_t)l->bytes_skipped,
 	    "resyncs", (json_int_t)l->resyncs,
 	    "table_evictions", (json_int_t)l->table_evictions,
+	    "conns_evicted", (json_int_t)l->conns_evicted,
 	    "packets_truncated", (json_int_t)l->packets_truncated,
 	    "packets_malformed", (json_int_t)l->packets_malformed,
 	    "ip_fragments", (json_int_t)l->ip_fragments,

@@ -145,6 +145,7 @@ struct nfs_loss {
 	uint64_t bytes_skipped;	/* TCP bytes passed over to resynchronise */
 	uint64_t resyncs;	/* times a direction lost the record marks */
 	uint64_t table_evictions;	/* calls pushed out of the full table */
+	uint64_t conns_evicted;	/* idle connections dropped when full */
 	uint64_t packets_truncated;	/* headers below RPC cut by the capture */
 	uint64_t packets_malformed;	/* headers below RPC that lie */
 	uint64_t ip_fragments;	/* non-first IP fragments, not decoded */

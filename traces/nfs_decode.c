@@ -70,6 +70,7 @@ struct nfs_conn {
 	uint16_t sport, dport;
 	uint64_t id;
 	uint64_t stream;
+	uint64_t last_frame;	/* when a packet last came */
 	struct half half[2];	/* [0] from src to dst */
 };
 
@@ -133,12 +134,47 @@ conn_hash(uint8_t af, const uint8_t *a, const uint8_t *b, uint16_t pa,
 	return (unsigned)(h % NFS_CONN_BUCKETS);
 }
 
+static void conn_remove(struct nfs_decoder *d, struct nfs_conn *c);
+static void half_end(struct nfs_decoder *d, struct nfs_conn *c, int dir);
+
 static void
 half_free(struct half *h)
 {
 	free(h->buf);
 	for (unsigned i = 0; i < h->nooo; i++)
 		free(h->ooo[i].data);
+}
+
+/*
+ * Connections that never say goodbye (UDP, a capture that began or ended
+ * mid-stream, a lost FIN) would pile up in a long live capture: when the
+ * table is full, those idle longer than the average go, with what they
+ * held half assembled.
+ */
+static void
+conn_prune(struct nfs_decoder *d)
+{
+	uint64_t sum = 0, n = 0, mean;
+
+	for (unsigned b = 0; b < NFS_CONN_BUCKETS; b++)
+		for (struct nfs_conn *c = d->conns[b]; c != NULL; c = c->next) {
+			sum += d->frame - c->last_frame;
+			n++;
+		}
+	mean = n > 0 ? sum / n : 0;
+	for (unsigned b = 0; b < NFS_CONN_BUCKETS; b++) {
+		struct nfs_conn *c = d->conns[b], *next;
+
+		for (; c != NULL; c = next) {
+			next = c->next;
+			if (d->frame - c->last_frame >= mean) {
+				half_end(d, c, 0);
+				half_end(d, c, 1);
+				conn_remove(d, c);
+				d->st.loss.conns_evicted++;
+			}
+		}
+	}
 }
 
 /*
@@ -161,18 +197,23 @@ conn_get(struct nfs_decoder *d, const struct ip_info *ip, uint16_t sport,
 		    memcmp(c->src, ip->src, n) == 0 &&
 		    memcmp(c->dst, ip->dst, n) == 0) {
 			*dir = 0;
+			c->last_frame = d->frame;
 			return c;
 		}
 		if (c->sport == dport && c->dport == sport &&
 		    memcmp(c->src, ip->dst, n) == 0 &&
 		    memcmp(c->dst, ip->src, n) == 0) {
 			*dir = 1;
+			c->last_frame = d->frame;
 			return c;
 		}
 	}
+	if (d->nconns >= NFS_CONN_MAX)
+		conn_prune(d);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	d->nconns++;
 	c->af = ip->af;
 	c->proto = ip->proto;
 	memcpy(c->src, ip->src, n);
@@ -181,6 +222,7 @@ conn_get(struct nfs_decoder *d, const struct ip_info *ip, uint16_t sport,
 	c->dport = dport;
 	c->id = ++d->next_conn;
 	c->stream = d->next_stream++;
+	c->last_frame = d->frame;
 	c->half[0].align = c->half[1].align = -1;
 	c->next = d->conns[b];
 	d->conns[b] = c;
@@ -198,6 +240,7 @@ conn_remove(struct nfs_decoder *d, struct nfs_conn *c)
 	while (*pp != c)
 		pp = &(*pp)->next;
 	*pp = c->next;
+	d->nconns--;
 	half_free(&c->half[0]);
 	half_free(&c->half[1]);
 	free(c);

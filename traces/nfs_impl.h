@@ -32,6 +32,7 @@ struct nfs_fh_slot {
 
 #define NFS_FH_SLOTS 8192
 #define NFS_CONN_BUCKETS 4096
+#define NFS_CONN_MAX 16384	/* connections followed at once */
 #define NFS_TABLE_BUCKETS 16384
 #define NFS_TABLE_MAX 65536	/* calls awaiting a reply */
 
@@ -45,6 +46,7 @@ struct nfs_decoder {
 	/* nfs_decode.c: connections and their streams */
 	struct nfs_conn *conns[NFS_CONN_BUCKETS];
 	uint64_t next_conn;
+	uint64_t nconns;
 	uint64_t next_stream;
 	uint64_t segment;	/* counts stretches of stream fed */
 
