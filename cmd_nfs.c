@@ -29,10 +29,10 @@ static const char nfs_synopsis[] =
 enum { OPT_CALLS = 256 };
 
 static const struct option longopts[] = {
-	/* One CSV line per call, in the columns of the test oracles. */
-	{"calls", no_argument, NULL, OPT_CALLS},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    /* One CSV line per call, in the columns of the test oracles. */
+    {"calls", no_argument, NULL, OPT_CALLS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static volatile sig_atomic_t stop;
@@ -99,13 +99,13 @@ make_result(const struct nfs_capture *cap, const char *label, time_t started,
 	struct result r;
 	json_t *doc, *run, *runs, *workload;
 
-	workload = json_pack("{s:s,s:s,s:s,s:I,s:s,s:i}",
-	    "source", cap->file ? "file" : "interface",
-	    "name", cap->file ? cap->file : cap->iface,
-	    "filter", cap->filter_used ? cap->filter_used : "",
-	    "duration_ns", (json_int_t)cap->duration_ns,
-	    "linktype", cap->linktype_name ? cap->linktype_name : "unknown",
-	    "snaplen", cap->snaplen);
+	workload = json_pack("{s:s,s:s,s:s,s:I,s:s,s:i}", "source",
+	    cap->file ? "file" : "interface", "name",
+	    cap->file ? cap->file : cap->iface, "filter",
+	    cap->filter_used ? cap->filter_used : "", "duration_ns",
+	    (json_int_t)cap->duration_ns, "linktype",
+	    cap->linktype_name ? cap->linktype_name : "unknown", "snaplen",
+	    cap->snaplen);
 	memset(&r, 0, sizeof(r));
 	r.kind = "nfs";
 	r.label = label;
@@ -114,16 +114,17 @@ make_result(const struct nfs_capture *cap, const char *label, time_t started,
 	r.workload = workload;
 	if ((doc = result_json(&r)) == NULL)
 		return NULL;
-	json_object_set_new(doc, "probe", json_pack("{s:s,s:s,s:I,s:s}",
-	    "name", "pcap", "resolution", "exact", "interval_ns",
-	    (json_int_t)0, "why", "every packet the filter passed"));
-	run = json_pack("{s:i,s:s,s:n,s:o}", "run", 1, "status", "ok",
-	    "error", "nfs", nfs_stats_json(st));
+	json_object_set_new(doc, "probe",
+	    json_pack("{s:s,s:s,s:I,s:s}", "name", "pcap", "resolution",
+	        "exact", "interval_ns", (json_int_t)0, "why",
+	        "every packet the filter passed"));
+	run = json_pack("{s:i,s:s,s:n,s:o}", "run", 1, "status", "ok", "error",
+	    "nfs", nfs_stats_json(st));
 	runs = json_array();
 	json_array_append_new(runs, run);
 	json_object_set_new(doc, "runs", runs);
-	json_object_set_new(json_object_get(doc, "summary"), "runs_ok",
-	    json_integer(1));
+	json_object_set_new(
+	    json_object_get(doc, "summary"), "runs_ok", json_integer(1));
 	return doc;
 }
 
@@ -142,8 +143,8 @@ cmd_nfs(int argc, char **argv)
 
 	memset(&cap, 0, sizeof(cap));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:hI:l:o:qr:t:", longopts,
-	    NULL)) != -1) {
+	while ((c = getopt_long(
+	            argc, argv, "f:hI:l:o:qr:t:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			cap.filter = optarg;
@@ -199,10 +200,10 @@ cmd_nfs(int argc, char **argv)
 	}
 	if (calls) {
 		puts("call_frame,reply_frame,tcp_stream,xid,nfs_vers,rpc_proc,"
-		    "op_index,op,offset,count,stable,write_data_len,"
-		    "reply_status,reply_count,reply_data_len,reply_committed,"
-		    "reply_eof,call_truncated,call_unreassembled,client_port,"
-		    "call_segments,reply_segments");
+		     "op_index,op,offset,count,stable,write_data_len,"
+		     "reply_status,reply_count,reply_data_len,reply_committed,"
+		     "reply_eof,call_truncated,call_unreassembled,client_port,"
+		     "call_segments,reply_segments");
 		nfs_decoder_on_call(d, print_call, stdout);
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -216,8 +217,11 @@ cmd_nfs(int argc, char **argv)
 		nfs_decoder_free(d);
 		return EXIT_FAILURE;
 	}
-	doc = make_result(&cap, label ? label : cap.file ? cap.file :
-	    cap.iface, started, nfs_decoder_stats(d));
+	doc = make_result(&cap,
+	    label          ? label
+	        : cap.file ? cap.file
+	                   : cap.iface,
+	    started, nfs_decoder_stats(d));
 	nfs_decoder_free(d);
 	if (doc == NULL) {
 		warnx("cannot build the result: out of memory");

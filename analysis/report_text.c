@@ -73,8 +73,10 @@ header(json_t *doc, FILE *fp)
 		        ? ", caches dropped before each run"
 		        : "");
 	if (strcmp(result_gets(doc, "kind"), "nfs") == 0)
-		fprintf(fp, "capture  %s %s, filter '%s', link %s, snaplen %" PRId64
-		    "\n", result_gets(w, "source"), result_gets(w, "name"),
+		fprintf(fp,
+		    "capture  %s %s, filter '%s', link %s, snaplen %" PRId64
+		    "\n",
+		    result_gets(w, "source"), result_gets(w, "name"),
 		    result_gets(w, "filter"), result_gets(w, "linktype"),
 		    result_geti(w, "snaplen"));
 	json_array_foreach (json_object_get(doc, "targets"), i, t) {

@@ -61,8 +61,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pkt == NULL)
 			break;
 		memcpy(pkt, data + off + 16, caplen);
-		nfs_decoder_packet(d, linktype, (int64_t)le32(data + off) *
-		    1000000000, pkt, caplen, wirelen);
+		nfs_decoder_packet(d, linktype,
+		    (int64_t)le32(data + off) * 1000000000, pkt, caplen,
+		    wirelen);
 		free(pkt);
 		off += 16 + caplen;
 	}

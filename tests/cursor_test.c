@@ -11,14 +11,25 @@
 #include "../traces/cursor.h"
 
 static const uint8_t bytes[12] = {
-	0x00, 0x00, 0x00, 0x05, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+    0x00,
+    0x00,
+    0x00,
+    0x05,
+    'h',
+    'e',
+    'l',
+    'l',
+    'o',
+    0,
+    0,
+    0,
 };
 
 ATF_TC_WITHOUT_HEAD(integers);
 ATF_TC_BODY(integers, tc)
 {
-	static const uint8_t b[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-	    13, 14, 15};
+	static const uint8_t b[] = {
+	    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 	struct cursor c;
 
 	cur_init(&c, b, sizeof(b), sizeof(b));
@@ -74,7 +85,7 @@ ATF_TC_BODY(opaque, tc)
 	ATF_REQUIRE(p != NULL);
 	ATF_CHECK_EQ(len, 5);
 	ATF_CHECK(memcmp(p, "hello", 5) == 0);
-	ATF_CHECK_EQ(cur_left(&c), 0);	/* padding consumed */
+	ATF_CHECK_EQ(cur_left(&c), 0); /* padding consumed */
 	ATF_CHECK_EQ(c.err, CUR_OK);
 
 	/* Longer than allowed: malformed, whatever follows. */

@@ -28,15 +28,15 @@
 
 enum cur_err {
 	CUR_OK = 0,
-	CUR_TRUNCATED,		/* the capture ended before the message did */
-	CUR_MALFORMED,		/* a length points past the end of the message */
+	CUR_TRUNCATED, /* the capture ended before the message did */
+	CUR_MALFORMED, /* a length points past the end of the message */
 };
 
 struct cursor {
-	const uint8_t *p;	/* next byte, valid for cap bytes */
-	size_t cap;		/* bytes captured from p on */
-	size_t len;		/* bytes claimed from p on; cap <= len */
-	enum cur_err err;	/* sticky */
+	const uint8_t *p; /* next byte, valid for cap bytes */
+	size_t cap;       /* bytes captured from p on */
+	size_t len;       /* bytes claimed from p on; cap <= len */
+	enum cur_err err; /* sticky */
 };
 
 /* A cursor on len claimed bytes of which the first cap are at p. */
@@ -69,7 +69,7 @@ cur_advance(struct cursor *c, size_t n)
 {
 	size_t k = n < c->cap ? n : c->cap;
 
-	if (k > 0)	/* p may be NULL when nothing was captured */
+	if (k > 0) /* p may be NULL when nothing was captured */
 		c->p += k;
 	c->cap -= k;
 	c->len -= n;

@@ -14,19 +14,19 @@
 #define ETHERTYPE_IPV6 0x86dd
 #define ETHERTYPE_VLAN 0x8100
 #define ETHERTYPE_QINQ 0x88a8
-#define IPPROTO_TCP_ 6
-#define IPPROTO_UDP_ 17
+#define IPPROTO_TCP_   6
+#define IPPROTO_UDP_   17
 
 /*
  * The largest record buffered. NFS servers cap transfers at a few MiB; a
  * record mark announcing more is taken as a lost record boundary.
  */
 #define RM_MAX_RECORD (8u << 20)
-#define RM_LAST 0x80000000u
+#define RM_LAST       0x80000000u
 /* The smallest RPC message: a reply of xid, type, stat, verifier, accept. */
 #define RM_MIN_MESSAGE 24
-#define OOO_MAX_SEGS 64
-#define OOO_MAX_BYTES (4u << 20)
+#define OOO_MAX_SEGS   64
+#define OOO_MAX_BYTES  (4u << 20)
 /* A sequence jump larger than this is a new stream, not a lost segment. */
 #define SEQ_MAX_GAP (64u << 20)
 
@@ -47,15 +47,15 @@ struct half {
 	unsigned mark_have;
 	uint32_t frag_left;
 	int frag_last;
-	int align;		/* seq % 4 of the record marks; -1 unknown */
+	int align; /* seq % 4 of the record marks; -1 unknown */
 	/* the message being assembled: a captured prefix of a claimed length */
 	uint8_t *buf;
 	size_t buf_alloc;
 	size_t msg_cap;
 	size_t msg_len;
-	int msg_gap;		/* bytes are missing after msg_cap */
+	int msg_gap; /* bytes are missing after msg_cap */
 	uint32_t msg_segs;
-	uint64_t msg_seg;	/* the last segment counted in msg_segs */
+	uint64_t msg_seg; /* the last segment counted in msg_segs */
 	struct ooo_seg ooo[OOO_MAX_SEGS];
 	unsigned nooo;
 	size_t ooo_bytes;
@@ -64,14 +64,14 @@ struct half {
 
 struct nfs_conn {
 	struct nfs_conn *next;
-	uint8_t af;		/* 4 or 6 */
+	uint8_t af; /* 4 or 6 */
 	uint8_t proto;
-	uint8_t src[16], dst[16];	/* of the first packet seen */
+	uint8_t src[16], dst[16]; /* of the first packet seen */
 	uint16_t sport, dport;
 	uint64_t id;
 	uint64_t stream;
-	uint64_t last_frame;	/* when a packet last came */
-	struct half half[2];	/* [0] from src to dst */
+	uint64_t last_frame; /* when a packet last came */
+	struct half half[2]; /* [0] from src to dst */
 };
 
 /* An IP packet's addresses, protocol and payload. */
@@ -105,9 +105,15 @@ int
 nfs_link_supported(int linktype)
 {
 	switch (linktype) {
-	case NFS_LINK_NULL: case NFS_LINK_EN10MB: case NFS_LINK_RAW_DLT:
-	case NFS_LINK_RAW_DLT14: case NFS_LINK_RAW: case NFS_LINK_LOOP:
-	case NFS_LINK_LINUX_SLL: case NFS_LINK_IPV4: case NFS_LINK_IPV6:
+	case NFS_LINK_NULL:
+	case NFS_LINK_EN10MB:
+	case NFS_LINK_RAW_DLT:
+	case NFS_LINK_RAW_DLT14:
+	case NFS_LINK_RAW:
+	case NFS_LINK_LOOP:
+	case NFS_LINK_LINUX_SLL:
+	case NFS_LINK_IPV4:
+	case NFS_LINK_IPV6:
 	case NFS_LINK_LINUX_SLL2:
 		return 1;
 	default:
@@ -186,8 +192,8 @@ conn_get(struct nfs_decoder *d, const struct ip_info *ip, uint16_t sport,
     uint16_t dport, int *dir)
 {
 	size_t n = ip->af == 6 ? 16 : 4;
-	unsigned b = conn_hash(ip->af, ip->src, ip->dst, sport, dport,
-	    ip->proto);
+	unsigned b =
+	    conn_hash(ip->af, ip->src, ip->dst, sport, dport, ip->proto);
 	struct nfs_conn *c;
 
 	for (c = d->conns[b]; c != NULL; c = c->next) {
@@ -233,8 +239,8 @@ conn_get(struct nfs_decoder *d, const struct ip_info *ip, uint16_t sport,
 static void
 conn_remove(struct nfs_decoder *d, struct nfs_conn *c)
 {
-	unsigned b = conn_hash(c->af, c->src, c->dst, c->sport, c->dport,
-	    c->proto);
+	unsigned b =
+	    conn_hash(c->af, c->src, c->dst, c->sport, c->dport, c->proto);
 	struct nfs_conn **pp = &d->conns[b];
 
 	while (*pp != c)
@@ -247,8 +253,8 @@ conn_remove(struct nfs_decoder *d, struct nfs_conn *c)
 }
 
 static void
-deliver(struct nfs_decoder *d, struct nfs_conn *c, int dir,
-    const uint8_t *buf, size_t cap, size_t len, uint32_t segs)
+deliver(struct nfs_decoder *d, struct nfs_conn *c, int dir, const uint8_t *buf,
+    size_t cap, size_t len, uint32_t segs)
 {
 	struct nfs_msg m;
 
@@ -398,7 +404,7 @@ rm_feed(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 				}
 			}
 			h->frag_left -= (uint32_t)n;
-			if (k > 0)	/* p is NULL for bytes not captured */
+			if (k > 0) /* p is NULL for bytes not captured */
 				p += k;
 			cap -= k;
 			len -= n;
@@ -406,7 +412,7 @@ rm_feed(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 			if (h->frag_left == 0)
 				h->state = RM_MARK;
 			break;
-		default:	/* RM_RESYNC */
+		default: /* RM_RESYNC */
 			/*
 			 * Look for the next plausible record mark among the
 			 * captured bytes, at the alignment the marks had.
@@ -424,8 +430,8 @@ rm_feed(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 				    (m & ~RM_LAST) < RM_MIN_MESSAGE ||
 				    (m & ~RM_LAST) > RM_MAX_RECORD)
 					continue;
-				if (nfsrpc_plausible(d, c->id, p + k + 4,
-				    cap - k - 4))
+				if (nfsrpc_plausible(
+				        d, c->id, p + k + 4, cap - k - 4))
 					break;
 			}
 			if (k + 4 > cap) {
@@ -513,8 +519,8 @@ ooo_add(struct nfs_decoder *d, struct nfs_conn *c, int dir, uint32_t seq,
 	struct ooo_seg *s;
 
 	d->st.loss.out_of_order_segments++;
-	while (h->nooo > 0 && (h->nooo == OOO_MAX_SEGS ||
-	    h->ooo_bytes + cap > OOO_MAX_BYTES))
+	while (h->nooo > 0 &&
+	    (h->nooo == OOO_MAX_SEGS || h->ooo_bytes + cap > OOO_MAX_BYTES))
 		ooo_skip_gap(d, c, dir);
 	s = &h->ooo[h->nooo];
 	s->data = malloc(cap > 0 ? cap : 1);
@@ -596,10 +602,10 @@ tcp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 	int dir;
 	size_t hlen;
 
-	cur_skip(cur, 4);	/* ack */
+	cur_skip(cur, 4); /* ack */
 	off = cur_u8(cur);
 	flags = cur_u8(cur);
-	cur_skip(cur, 6);	/* window, checksum, urgent pointer */
+	cur_skip(cur, 6); /* window, checksum, urgent pointer */
 	hlen = (size_t)(off >> 4) * 4;
 	if (cur->err == CUR_OK && hlen < 20)
 		cur->err = CUR_MALFORMED;
@@ -614,7 +620,7 @@ tcp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 	c = conn_get(d, ip, sport, dport, &dir);
 	if (c == NULL)
 		return;
-	if (flags & 0x02) {	/* SYN: a new stream starts at a mark */
+	if (flags & 0x02) { /* SYN: a new stream starts at a mark */
 		struct half *h = &c->half[dir];
 
 		if (h->seq_known && (h->msg_len > 0 || h->nooo > 0))
@@ -627,13 +633,13 @@ tcp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 	}
 	if (cur->len > 0)
 		tcp_payload(d, c, dir, seq, cur->p, cur->cap, cur->len);
-	if (flags & 0x04) {	/* RST: the connection is over */
+	if (flags & 0x04) { /* RST: the connection is over */
 		half_end(d, c, 0);
 		half_end(d, c, 1);
 		conn_remove(d, c);
 		return;
 	}
-	if (flags & 0x01) {	/* FIN */
+	if (flags & 0x01) { /* FIN */
 		c->half[dir].fin = 1;
 		if (c->half[!dir].fin) {
 			half_end(d, c, 0);
@@ -681,8 +687,8 @@ udp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 	m.ts_ns = d->ts_ns;
 	m.frame = d->frame;
 	m.segments = 1;
-	nfsrpc_message(d, &m, cur->p, cur->cap < claimed ? cur->cap : claimed,
-	    claimed);
+	nfsrpc_message(
+	    d, &m, cur->p, cur->cap < claimed ? cur->cap : claimed, claimed);
 }
 
 static void
@@ -783,7 +789,7 @@ ipv6(struct nfs_decoder *d, struct cursor *cur)
 			elen = cur_u8(&pl);
 			cur_skip(&pl, (size_t)elen * 8 + 6);
 			next = nh;
-		} else if (next == 44) {	/* fragment */
+		} else if (next == 44) { /* fragment */
 			uint16_t off;
 
 			nh = cur_u8(&pl);
@@ -795,7 +801,7 @@ ipv6(struct nfs_decoder *d, struct cursor *cur)
 				return;
 			}
 			next = nh;
-		} else if (next == 51) {	/* authentication header */
+		} else if (next == 51) { /* authentication header */
 			nh = cur_u8(&pl);
 			elen = cur_u8(&pl);
 			cur_skip(&pl, (size_t)elen * 4 + 6);
@@ -853,7 +859,7 @@ loopback(struct nfs_decoder *d, struct cursor *cur, int network_order)
 	if (network_order)
 		fam = (uint32_t)f[0] << 24 | (uint32_t)f[1] << 16 |
 		    (uint32_t)f[2] << 8 | f[3];
-	else if (f[0] != 0)	/* written little-endian */
+	else if (f[0] != 0) /* written little-endian */
 		fam = (uint32_t)f[3] << 24 | (uint32_t)f[2] << 16 |
 		    (uint32_t)f[1] << 8 | f[0];
 	else
@@ -879,11 +885,11 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 	d->st.packets++;
 	cur_init(&cur, pkt, caplen, wirelen < caplen ? caplen : wirelen);
 	switch (linktype) {
-	case NFS_LINK_EN10MB:	/* IEEE 802.3, with 802.1Q/802.1ad tags */
+	case NFS_LINK_EN10MB: /* IEEE 802.3, with 802.1Q/802.1ad tags */
 		cur_skip(&cur, 12);
 		type = cur_u16(&cur);
-		while (cur.err == CUR_OK && (type == ETHERTYPE_VLAN ||
-		    type == ETHERTYPE_QINQ)) {
+		while (cur.err == CUR_OK &&
+		    (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ)) {
 			cur_skip(&cur, 2);
 			type = cur_u16(&cur);
 		}
@@ -893,7 +899,7 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 		}
 		ethertype(d, type, &cur);
 		return;
-	case NFS_LINK_LINUX_SLL:	/* 16-byte cooked header */
+	case NFS_LINK_LINUX_SLL: /* 16-byte cooked header */
 		cur_skip(&cur, 14);
 		type = cur_u16(&cur);
 		if (cur.err != CUR_OK) {
@@ -902,7 +908,7 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 		}
 		ethertype(d, type, &cur);
 		return;
-	case NFS_LINK_LINUX_SLL2:	/* 20 bytes, protocol first */
+	case NFS_LINK_LINUX_SLL2: /* 20 bytes, protocol first */
 		type = cur_u16(&cur);
 		cur_skip(&cur, 18);
 		if (cur.err != CUR_OK) {
@@ -917,7 +923,9 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 	case NFS_LINK_LOOP:
 		loopback(d, &cur, 1);
 		return;
-	case NFS_LINK_RAW: case NFS_LINK_RAW_DLT: case NFS_LINK_RAW_DLT14:
+	case NFS_LINK_RAW:
+	case NFS_LINK_RAW_DLT:
+	case NFS_LINK_RAW_DLT14:
 		raw_ip(d, &cur);
 		return;
 	case NFS_LINK_IPV4:

@@ -15,8 +15,8 @@
 
 /* Live captures wake up this often to look at the clock and *stop. */
 #define LIVE_TIMEOUT_MS 100
-#define LIVE_SNAPLEN 262144
-#define FILE_BUFFER (1 << 20)
+#define LIVE_SNAPLEN    262144
+#define FILE_BUFFER     (1 << 20)
 
 static int64_t
 now_ns(void)
@@ -36,7 +36,8 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 	int rc;
 
 	if (p == NULL) {
-		snprintf(err, errlen, "cannot capture on '%s': %s", iface, ebuf);
+		snprintf(
+		    err, errlen, "cannot capture on '%s': %s", iface, ebuf);
 		return NULL;
 	}
 	pcap_set_snaplen(p, LIVE_SNAPLEN);
@@ -46,15 +47,19 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 	*nano = pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) == 0;
 	rc = pcap_activate(p);
 	if (rc == PCAP_ERROR_PERM_DENIED) {
-		snprintf(err, errlen, "cannot capture on '%s': permission "
+		snprintf(err, errlen,
+		    "cannot capture on '%s': permission "
 		    "denied (live capture needs root, or CAP_NET_RAW and "
-		    "CAP_NET_ADMIN; or read a file with -r)", iface);
+		    "CAP_NET_ADMIN; or read a file with -r)",
+		    iface);
 		pcap_close(p);
 		return NULL;
 	}
 	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
-		snprintf(err, errlen, "cannot capture on '%s': no such "
-		    "interface", iface);
+		snprintf(err, errlen,
+		    "cannot capture on '%s': no such "
+		    "interface",
+		    iface);
 		pcap_close(p);
 		return NULL;
 	}
@@ -65,7 +70,8 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 		return NULL;
 	}
 	if (pcap_setnonblock(p, 1, ebuf) == -1) {
-		snprintf(err, errlen, "cannot capture on '%s': %s", iface, ebuf);
+		snprintf(
+		    err, errlen, "cannot capture on '%s': %s", iface, ebuf);
 		pcap_close(p);
 		return NULL;
 	}
@@ -73,8 +79,8 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 }
 
 int
-nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
-    size_t errlen)
+nfs_capture_run(
+    struct nfs_capture *cap, struct nfs_decoder *d, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	const char *what = cap->file != NULL ? cap->file : cap->iface;
@@ -99,8 +105,8 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 			return -1;
 		}
 		setvbuf(fp, NULL, _IOFBF, FILE_BUFFER);
-		p = pcap_fopen_offline_with_tstamp_precision(fp,
-		    PCAP_TSTAMP_PRECISION_NANO, ebuf);
+		p = pcap_fopen_offline_with_tstamp_precision(
+		    fp, PCAP_TSTAMP_PRECISION_NANO, ebuf);
 		if (p == NULL) {
 			fclose(fp);
 			snprintf(err, errlen, "cannot read capture '%s': %s",
@@ -118,9 +124,10 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 	cap->linktype_name = pcap_datalink_val_to_name(cap->linktype);
 	cap->snaplen = pcap_snapshot(p);
 	if (!nfs_link_supported(cap->linktype)) {
-		snprintf(err, errlen, "cannot decode '%s': link type %s (%d) is "
-		    "not Ethernet, Linux cooked, loopback or raw IP", what,
-		    cap->linktype_name ? cap->linktype_name : "unknown",
+		snprintf(err, errlen,
+		    "cannot decode '%s': link type %s (%d) is "
+		    "not Ethernet, Linux cooked, loopback or raw IP",
+		    what, cap->linktype_name ? cap->linktype_name : "unknown",
 		    cap->linktype);
 		pcap_close(p);
 		return -1;
@@ -130,9 +137,9 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 	 * filter does not look into; other links have no VLAN tags.
 	 */
 	if (filter == NULL)
-		filter = cap->linktype == NFS_LINK_EN10MB ?
-		    NFS_DEFAULT_FILTER " or (vlan and " NFS_DEFAULT_FILTER ")" :
-		    NFS_DEFAULT_FILTER;
+		filter = cap->linktype == NFS_LINK_EN10MB ? NFS_DEFAULT_FILTER
+		    " or (vlan and " NFS_DEFAULT_FILTER ")"
+		                                          : NFS_DEFAULT_FILTER;
 	cap->filter_used = filter;
 	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) == -1) {
 		snprintf(err, errlen, "cannot compile filter '%s': %s", filter,
@@ -155,8 +162,8 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 		 * no empty blocks), and the clock and *stop must be looked at.
 		 */
 		if (cap->iface != NULL) {
-			struct pollfd pfd = {.fd = pcap_get_selectable_fd(p),
-			    .events = POLLIN};
+			struct pollfd pfd = {
+			    .fd = pcap_get_selectable_fd(p), .events = POLLIN};
 
 			if (poll(&pfd, 1, LIVE_TIMEOUT_MS) <= 0)
 				rc = 0;
@@ -169,13 +176,15 @@ nfs_capture_run(struct nfs_capture *cap, struct nfs_decoder *d, char *err,
 			int64_t ts = (int64_t)h->ts.tv_sec * 1000000000 +
 			    (int64_t)h->ts.tv_usec * (nano ? 1 : 1000);
 
-			nfs_decoder_packet(d, cap->linktype, ts, bytes,
-			    h->caplen, h->len);
+			nfs_decoder_packet(
+			    d, cap->linktype, ts, bytes, h->caplen, h->len);
 		} else if (rc == PCAP_ERROR_BREAK) {
-			break;		/* the end of the file */
+			break; /* the end of the file */
 		} else if (rc == PCAP_ERROR) {
-			snprintf(err, errlen, "cannot read packets from '%s': "
-			    "%s", what, pcap_geterr(p));
+			snprintf(err, errlen,
+			    "cannot read packets from '%s': "
+			    "%s",
+			    what, pcap_geterr(p));
 			pcap_close(p);
 			return -1;
 		}

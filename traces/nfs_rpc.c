@@ -11,64 +11,185 @@
 #include "nfs_impl.h"
 
 #define RPC_PROG_NFS 100003
-#define RPC_MAX_AUTH 400	/* RFC 5531 section 8.2: opaque_auth body */
-#define RPC_AUTH_GSS 6		/* RFC 2203: arguments may be wrapped */
-#define NFS3_FHSIZE 64		/* RFC 1813 section 2.5 */
-#define NFS2_FHSIZE 32		/* RFC 1094 section 2.3.3 */
-#define NFS4_FHSIZE 128		/* RFC 7530 section 2.2 */
-#define XDR_ANY UINT32_MAX	/* no limit but the message's own length */
-#define NFS4_MAX_OPS 256	/* operations kept per COMPOUND */
+#define RPC_MAX_AUTH 400        /* RFC 5531 section 8.2: opaque_auth body */
+#define RPC_AUTH_GSS 6          /* RFC 2203: arguments may be wrapped */
+#define NFS3_FHSIZE  64         /* RFC 1813 section 2.5 */
+#define NFS2_FHSIZE  32         /* RFC 1094 section 2.3.3 */
+#define NFS4_FHSIZE  128        /* RFC 7530 section 2.2 */
+#define XDR_ANY      UINT32_MAX /* no limit but the message's own length */
+#define NFS4_MAX_OPS 256        /* operations kept per COMPOUND */
 
 enum { V4_OK = 0 };
 
 /* NFSv4 opcodes this file decodes by number (RFC 7530 section 16). */
 enum {
-	OP_ACCESS = 3, OP_CLOSE, OP_COMMIT, OP_CREATE, OP_DELEGPURGE,
-	OP_DELEGRETURN, OP_GETATTR, OP_GETFH, OP_LINK, OP_LOCK, OP_LOCKT,
-	OP_LOCKU, OP_LOOKUP, OP_LOOKUPP, OP_NVERIFY, OP_OPEN, OP_OPENATTR,
-	OP_OPEN_CONFIRM, OP_OPEN_DOWNGRADE, OP_PUTFH, OP_PUTPUBFH,
-	OP_PUTROOTFH, OP_READ, OP_READDIR, OP_READLINK, OP_REMOVE, OP_RENAME,
-	OP_RENEW, OP_RESTOREFH, OP_SAVEFH, OP_SECINFO, OP_SETATTR,
-	OP_SETCLIENTID, OP_SETCLIENTID_CONFIRM, OP_VERIFY, OP_WRITE,
+	OP_ACCESS = 3,
+	OP_CLOSE,
+	OP_COMMIT,
+	OP_CREATE,
+	OP_DELEGPURGE,
+	OP_DELEGRETURN,
+	OP_GETATTR,
+	OP_GETFH,
+	OP_LINK,
+	OP_LOCK,
+	OP_LOCKT,
+	OP_LOCKU,
+	OP_LOOKUP,
+	OP_LOOKUPP,
+	OP_NVERIFY,
+	OP_OPEN,
+	OP_OPENATTR,
+	OP_OPEN_CONFIRM,
+	OP_OPEN_DOWNGRADE,
+	OP_PUTFH,
+	OP_PUTPUBFH,
+	OP_PUTROOTFH,
+	OP_READ,
+	OP_READDIR,
+	OP_READLINK,
+	OP_REMOVE,
+	OP_RENAME,
+	OP_RENEW,
+	OP_RESTOREFH,
+	OP_SAVEFH,
+	OP_SECINFO,
+	OP_SETATTR,
+	OP_SETCLIENTID,
+	OP_SETCLIENTID_CONFIRM,
+	OP_VERIFY,
+	OP_WRITE,
 	OP_RELEASE_LOCKOWNER,
 	/* RFC 8881 section 18 */
-	OP_BACKCHANNEL_CTL, OP_BIND_CONN_TO_SESSION, OP_EXCHANGE_ID,
-	OP_CREATE_SESSION, OP_DESTROY_SESSION, OP_FREE_STATEID,
-	OP_GET_DIR_DELEGATION, OP_GETDEVICEINFO, OP_GETDEVICELIST,
-	OP_LAYOUTCOMMIT, OP_LAYOUTGET, OP_LAYOUTRETURN, OP_SECINFO_NO_NAME,
-	OP_SEQUENCE, OP_SET_SSV, OP_TEST_STATEID, OP_WANT_DELEGATION,
-	OP_DESTROY_CLIENTID, OP_RECLAIM_COMPLETE,
+	OP_BACKCHANNEL_CTL,
+	OP_BIND_CONN_TO_SESSION,
+	OP_EXCHANGE_ID,
+	OP_CREATE_SESSION,
+	OP_DESTROY_SESSION,
+	OP_FREE_STATEID,
+	OP_GET_DIR_DELEGATION,
+	OP_GETDEVICEINFO,
+	OP_GETDEVICELIST,
+	OP_LAYOUTCOMMIT,
+	OP_LAYOUTGET,
+	OP_LAYOUTRETURN,
+	OP_SECINFO_NO_NAME,
+	OP_SEQUENCE,
+	OP_SET_SSV,
+	OP_TEST_STATEID,
+	OP_WANT_DELEGATION,
+	OP_DESTROY_CLIENTID,
+	OP_RECLAIM_COMPLETE,
 };
 
 static const char *const v4_names[NFS_NOPS] = {
-	"NULL", "1", "2", "ACCESS", "CLOSE", "COMMIT", "CREATE",
-	"DELEGPURGE", "DELEGRETURN", "GETATTR", "GETFH", "LINK", "LOCK",
-	"LOCKT", "LOCKU", "LOOKUP", "LOOKUPP", "NVERIFY", "OPEN", "OPENATTR",
-	"OPEN_CONFIRM", "OPEN_DOWNGRADE", "PUTFH", "PUTPUBFH", "PUTROOTFH",
-	"READ", "READDIR", "READLINK", "REMOVE", "RENAME", "RENEW",
-	"RESTOREFH", "SAVEFH", "SECINFO", "SETATTR", "SETCLIENTID",
-	"SETCLIENTID_CONFIRM", "VERIFY", "WRITE", "RELEASE_LOCKOWNER",
-	"BACKCHANNEL_CTL", "BIND_CONN_TO_SESSION", "EXCHANGE_ID",
-	"CREATE_SESSION", "DESTROY_SESSION", "FREE_STATEID",
-	"GET_DIR_DELEGATION", "GETDEVICEINFO", "GETDEVICELIST",
-	"LAYOUTCOMMIT", "LAYOUTGET", "LAYOUTRETURN", "SECINFO_NO_NAME",
-	"SEQUENCE", "SET_SSV", "TEST_STATEID", "WANT_DELEGATION",
-	"DESTROY_CLIENTID", "RECLAIM_COMPLETE",
+    "NULL",
+    "1",
+    "2",
+    "ACCESS",
+    "CLOSE",
+    "COMMIT",
+    "CREATE",
+    "DELEGPURGE",
+    "DELEGRETURN",
+    "GETATTR",
+    "GETFH",
+    "LINK",
+    "LOCK",
+    "LOCKT",
+    "LOCKU",
+    "LOOKUP",
+    "LOOKUPP",
+    "NVERIFY",
+    "OPEN",
+    "OPENATTR",
+    "OPEN_CONFIRM",
+    "OPEN_DOWNGRADE",
+    "PUTFH",
+    "PUTPUBFH",
+    "PUTROOTFH",
+    "READ",
+    "READDIR",
+    "READLINK",
+    "REMOVE",
+    "RENAME",
+    "RENEW",
+    "RESTOREFH",
+    "SAVEFH",
+    "SECINFO",
+    "SETATTR",
+    "SETCLIENTID",
+    "SETCLIENTID_CONFIRM",
+    "VERIFY",
+    "WRITE",
+    "RELEASE_LOCKOWNER",
+    "BACKCHANNEL_CTL",
+    "BIND_CONN_TO_SESSION",
+    "EXCHANGE_ID",
+    "CREATE_SESSION",
+    "DESTROY_SESSION",
+    "FREE_STATEID",
+    "GET_DIR_DELEGATION",
+    "GETDEVICEINFO",
+    "GETDEVICELIST",
+    "LAYOUTCOMMIT",
+    "LAYOUTGET",
+    "LAYOUTRETURN",
+    "SECINFO_NO_NAME",
+    "SEQUENCE",
+    "SET_SSV",
+    "TEST_STATEID",
+    "WANT_DELEGATION",
+    "DESTROY_CLIENTID",
+    "RECLAIM_COMPLETE",
 };
 
 /* RFC 1094 section 2.2 */
 static const char *const v2_names[18] = {
-	"NULL", "GETATTR", "SETATTR", "ROOT", "LOOKUP", "READLINK", "READ",
-	"WRITECACHE", "WRITE", "CREATE", "REMOVE", "RENAME", "LINK",
-	"SYMLINK", "MKDIR", "RMDIR", "READDIR", "STATFS",
+    "NULL",
+    "GETATTR",
+    "SETATTR",
+    "ROOT",
+    "LOOKUP",
+    "READLINK",
+    "READ",
+    "WRITECACHE",
+    "WRITE",
+    "CREATE",
+    "REMOVE",
+    "RENAME",
+    "LINK",
+    "SYMLINK",
+    "MKDIR",
+    "RMDIR",
+    "READDIR",
+    "STATFS",
 };
 
 /* RFC 1813 section 3.3 */
 static const char *const v3_names[22] = {
-	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ",
-	"WRITE", "CREATE", "MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR",
-	"RENAME", "LINK", "READDIR", "READDIRPLUS", "FSSTAT", "FSINFO",
-	"PATHCONF", "COMMIT",
+    "NULL",
+    "GETATTR",
+    "SETATTR",
+    "LOOKUP",
+    "ACCESS",
+    "READLINK",
+    "READ",
+    "WRITE",
+    "CREATE",
+    "MKDIR",
+    "SYMLINK",
+    "MKNOD",
+    "REMOVE",
+    "RMDIR",
+    "RENAME",
+    "LINK",
+    "READDIR",
+    "READDIRPLUS",
+    "FSSTAT",
+    "FSINFO",
+    "PATHCONF",
+    "COMMIT",
 };
 
 const char *
@@ -101,12 +222,12 @@ struct op {
 };
 
 struct nfs_pending {
-	struct nfs_pending *hnext;	/* hash chain */
+	struct nfs_pending *hnext; /* hash chain */
 	struct nfs_pending *older, *newer;
 	uint64_t conn;
 	uint32_t xid;
 	uint32_t prog, vers, proc;
-	int wrapped;		/* RPCSEC_GSS: arguments and results sealed */
+	int wrapped; /* RPCSEC_GSS: arguments and results sealed */
 	uint32_t nops;
 	struct op ops[];
 };
@@ -232,7 +353,8 @@ fold_call(struct nfs_decoder *d, const struct op *o, uint64_t fh)
 		st->commits++;
 		if (fh != 0) {
 			s = fh_slot(d, fh);
-			hist_add(&st->bytes_between_commits, s->since_commit, 1);
+			hist_add(
+			    &st->bytes_between_commits, s->since_commit, 1);
 			s->since_commit = 0;
 		}
 		return;
@@ -362,14 +484,14 @@ v4_args(struct cursor *c, struct op *o)
 	uint32_t len;
 
 	switch (o->kind) {
-	case K_READ:		/* section 16.23 */
+	case K_READ: /* section 16.23 */
 		cur_skip(c, 16);
 		k->offset = cur_u64(c);
 		k->count = cur_u32(c);
 		if (c->err == CUR_OK)
 			k->have |= NFS_HAVE_OFFSET | NFS_HAVE_COUNT;
 		return;
-	case K_WRITE:		/* section 16.36 */
+	case K_WRITE: /* section 16.36 */
 		cur_skip(c, 16);
 		k->offset = cur_u64(c);
 		k->stable = cur_u32(c);
@@ -382,7 +504,7 @@ v4_args(struct cursor *c, struct op *o)
 		/* The data need be claimed, not captured. */
 		cur_fixed(c, len);
 		return;
-	case K_COMMIT:		/* section 16.3 */
+	case K_COMMIT: /* section 16.3 */
 		k->offset = cur_u64(c);
 		k->count = cur_u32(c);
 		if (c->err == CUR_OK)
@@ -405,28 +527,40 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 	uint32_t n, t;
 
 	switch (op) {
-	case OP_GETFH: case OP_LOOKUPP: case OP_PUTPUBFH: case OP_PUTROOTFH:
-	case OP_READLINK: case OP_RESTOREFH: case OP_SAVEFH:
+	case OP_GETFH:
+	case OP_LOOKUPP:
+	case OP_PUTPUBFH:
+	case OP_PUTROOTFH:
+	case OP_READLINK:
+	case OP_RESTOREFH:
+	case OP_SAVEFH:
 		if (op != OP_GETFH && op != OP_READLINK && op != OP_SAVEFH)
 			*curfh = 0;
 		return 0;
-	case OP_ACCESS: case OP_SECINFO_NO_NAME: case OP_OPENATTR:
+	case OP_ACCESS:
+	case OP_SECINFO_NO_NAME:
+	case OP_OPENATTR:
 	case OP_RECLAIM_COMPLETE:
 		cur_skip(c, 4);
 		return 0;
-	case OP_CLOSE: case OP_OPEN_CONFIRM:
+	case OP_CLOSE:
+	case OP_OPEN_CONFIRM:
 		cur_skip(c, 20);
 		return 0;
-	case OP_DELEGPURGE: case OP_RENEW: case OP_DESTROY_CLIENTID:
+	case OP_DELEGPURGE:
+	case OP_RENEW:
+	case OP_DESTROY_CLIENTID:
 		cur_skip(c, 8);
 		return 0;
-	case OP_DELEGRETURN: case OP_FREE_STATEID: case OP_DESTROY_SESSION:
+	case OP_DELEGRETURN:
+	case OP_FREE_STATEID:
+	case OP_DESTROY_SESSION:
 		cur_skip(c, 16);
 		return 0;
 	case OP_OPEN_DOWNGRADE:
 		cur_skip(c, 28);
 		return 0;
-	case OP_SEQUENCE:	/* RFC 8881 section 18.46 */
+	case OP_SEQUENCE: /* RFC 8881 section 18.46 */
 		cur_skip(c, 32);
 		return 0;
 	case OP_SETCLIENTID_CONFIRM:
@@ -435,28 +569,31 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 	case OP_GETATTR:
 		skip_bitmap4(c);
 		return 0;
-	case OP_NVERIFY: case OP_VERIFY:
+	case OP_NVERIFY:
+	case OP_VERIFY:
 		skip_fattr4(c);
 		return 0;
-	case OP_SETATTR:	/* section 16.32 */
+	case OP_SETATTR: /* section 16.32 */
 		cur_skip(c, 16);
 		skip_fattr4(c);
 		return 0;
-	case OP_PUTFH:		/* section 16.20 */
+	case OP_PUTFH: /* section 16.20 */
 		*curfh = read_fh(c, NFS4_FHSIZE);
 		return 0;
-	case OP_LOOKUP:		/* section 16.13 */
+	case OP_LOOKUP: /* section 16.13 */
 		skip_opaque(c, XDR_ANY);
 		*curfh = 0;
 		return 0;
-	case OP_LINK: case OP_REMOVE: case OP_SECINFO:
+	case OP_LINK:
+	case OP_REMOVE:
+	case OP_SECINFO:
 		skip_opaque(c, XDR_ANY);
 		return 0;
 	case OP_RENAME:
 		skip_opaque(c, XDR_ANY);
 		skip_opaque(c, XDR_ANY);
 		return 0;
-	case OP_READDIR:	/* section 16.24 */
+	case OP_READDIR: /* section 16.24 */
 		cur_skip(c, 24);
 		skip_bitmap4(c);
 		return 0;
@@ -468,19 +605,19 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 		cur_skip(c, 8);
 		skip_opaque(c, XDR_ANY);
 		return 0;
-	case OP_CREATE:		/* section 16.4 */
+	case OP_CREATE: /* section 16.4 */
 		t = cur_u32(c);
-		if (t == 5)		/* NF4LNK */
+		if (t == 5) /* NF4LNK */
 			skip_opaque(c, XDR_ANY);
-		else if (t == 3 || t == 4)	/* NF4BLK, NF4CHR */
+		else if (t == 3 || t == 4) /* NF4BLK, NF4CHR */
 			cur_skip(c, 8);
 		skip_opaque(c, XDR_ANY);
 		skip_fattr4(c);
 		*curfh = 0;
 		return 0;
-	case OP_LOCK:		/* section 16.10 */
+	case OP_LOCK: /* section 16.10 */
 		cur_skip(c, 24);
-		if (cur_u32(c) != 0) {	/* new_lock_owner */
+		if (cur_u32(c) != 0) { /* new_lock_owner */
 			cur_skip(c, 32);
 			skip_opaque(c, XDR_ANY);
 		} else {
@@ -494,7 +631,7 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 	case OP_LOCKU:
 		cur_skip(c, 40);
 		return 0;
-	case OP_SETCLIENTID:	/* section 16.33 */
+	case OP_SETCLIENTID: /* section 16.33 */
 		cur_skip(c, 8);
 		skip_opaque(c, XDR_ANY);
 		cur_skip(c, 4);
@@ -502,24 +639,24 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 		skip_opaque(c, XDR_ANY);
 		cur_skip(c, 4);
 		return 0;
-	case OP_OPEN:		/* section 16.16 */
-		cur_skip(c, 20);	/* seqid, share_access, share_deny,
-					   open_owner clientid */
+	case OP_OPEN:            /* section 16.16 */
+		cur_skip(c, 20); /* seqid, share_access, share_deny,
+		                    open_owner clientid */
 		skip_opaque(c, XDR_ANY);
-		if (cur_u32(c) == 1) {	/* OPEN4_CREATE */
+		if (cur_u32(c) == 1) { /* OPEN4_CREATE */
 			t = cur_u32(c);
 			if (t == 0 || t == 1) {
 				skip_fattr4(c);
 			} else if (t == 2) {
 				cur_skip(c, 8);
-			} else if (t == 3) {	/* EXCLUSIVE4_1 */
+			} else if (t == 3) { /* EXCLUSIVE4_1 */
 				cur_skip(c, 8);
 				skip_fattr4(c);
 			} else if (c->err == CUR_OK) {
 				c->err = CUR_MALFORMED;
 			}
 		}
-		t = cur_u32(c);		/* open_claim4 */
+		t = cur_u32(c); /* open_claim4 */
 		if (t == 0 || t == 3)
 			skip_opaque(c, XDR_ANY);
 		else if (t == 1)
@@ -558,23 +695,40 @@ v4_other_res(struct cursor *c, uint32_t op, uint32_t status)
 		return 0;
 	}
 	switch (op) {
-	case OP_DELEGPURGE: case OP_DELEGRETURN: case OP_LOCKT: case OP_LOOKUP:
-	case OP_LOOKUPP: case OP_NVERIFY: case OP_OPENATTR: case OP_PUTFH:
-	case OP_PUTPUBFH: case OP_PUTROOTFH: case OP_RENEW: case OP_RESTOREFH:
-	case OP_SAVEFH: case OP_SETCLIENTID_CONFIRM: case OP_VERIFY:
-	case OP_RELEASE_LOCKOWNER: case OP_DESTROY_SESSION:
-	case OP_FREE_STATEID: case OP_RECLAIM_COMPLETE:
+	case OP_DELEGPURGE:
+	case OP_DELEGRETURN:
+	case OP_LOCKT:
+	case OP_LOOKUP:
+	case OP_LOOKUPP:
+	case OP_NVERIFY:
+	case OP_OPENATTR:
+	case OP_PUTFH:
+	case OP_PUTPUBFH:
+	case OP_PUTROOTFH:
+	case OP_RENEW:
+	case OP_RESTOREFH:
+	case OP_SAVEFH:
+	case OP_SETCLIENTID_CONFIRM:
+	case OP_VERIFY:
+	case OP_RELEASE_LOCKOWNER:
+	case OP_DESTROY_SESSION:
+	case OP_FREE_STATEID:
+	case OP_RECLAIM_COMPLETE:
 	case OP_DESTROY_CLIENTID:
 		return 0;
 	case OP_ACCESS:
 		cur_skip(c, 8);
 		return 0;
-	case OP_CLOSE: case OP_LOCK: case OP_LOCKU: case OP_OPEN_CONFIRM:
+	case OP_CLOSE:
+	case OP_LOCK:
+	case OP_LOCKU:
+	case OP_OPEN_CONFIRM:
 	case OP_OPEN_DOWNGRADE:
 		cur_skip(c, 16);
 		return 0;
-	case OP_LINK: case OP_REMOVE:
-		cur_skip(c, 20);	/* change_info4 */
+	case OP_LINK:
+	case OP_REMOVE:
+		cur_skip(c, 20); /* change_info4 */
 		return 0;
 	case OP_RENAME:
 		cur_skip(c, 40);
@@ -598,14 +752,15 @@ v4_other_res(struct cursor *c, uint32_t op, uint32_t status)
 	case OP_SETCLIENTID:
 		cur_skip(c, 16);
 		return 0;
-	case OP_SEQUENCE:	/* RFC 8881 section 18.46 */
+	case OP_SEQUENCE: /* RFC 8881 section 18.46 */
 		cur_skip(c, 36);
 		return 0;
 	case OP_TEST_STATEID:
 		n = cur_u32(c);
 		cur_skip(c, (size_t)n * 4);
 		return 0;
-	case OP_SECINFO: case OP_SECINFO_NO_NAME:
+	case OP_SECINFO:
+	case OP_SECINFO_NO_NAME:
 		n = cur_u32(c);
 		for (uint32_t i = 0; i < n && c->err == CUR_OK; i++)
 			if (cur_u32(c) == RPC_AUTH_GSS) {
@@ -613,17 +768,17 @@ v4_other_res(struct cursor *c, uint32_t op, uint32_t status)
 				cur_skip(c, 8);
 			}
 		return 0;
-	case OP_OPEN:		/* section 16.16.5 */
-		cur_skip(c, 40);	/* stateid, change_info4, rflags */
+	case OP_OPEN:            /* section 16.16.5 */
+		cur_skip(c, 40); /* stateid, change_info4, rflags */
 		skip_bitmap4(c);
-		t = cur_u32(c);		/* open_delegation4 */
+		t = cur_u32(c); /* open_delegation4 */
 		if (t == 1 || t == 2) {
-			cur_skip(c, 20);	/* stateid, recall */
+			cur_skip(c, 20); /* stateid, recall */
 			if (t == 2)
-				cur_skip(c, 12);	/* space_limit */
-			cur_skip(c, 12);	/* nfsace4 */
+				cur_skip(c, 12); /* space_limit */
+			cur_skip(c, 12);         /* nfsace4 */
 			skip_opaque(c, XDR_ANY);
-		} else if (t == 3) {	/* OPEN_DELEGATE_NONE_EXT */
+		} else if (t == 3) { /* OPEN_DELEGATE_NONE_EXT */
 			uint32_t why = cur_u32(c);
 
 			if (why == 1 || why == 2)
@@ -641,11 +796,15 @@ static int
 op_kind(uint32_t vers, uint32_t op)
 {
 	if (vers == 4)
-		return op == OP_READ ? K_READ : op == OP_WRITE ? K_WRITE :
-		    op == OP_COMMIT ? K_COMMIT : K_OTHER;
+		return op == OP_READ  ? K_READ
+		    : op == OP_WRITE  ? K_WRITE
+		    : op == OP_COMMIT ? K_COMMIT
+		                      : K_OTHER;
 	if (vers == 3)
-		return op == 6 ? K_READ : op == 7 ? K_WRITE : op == 21 ?
-		    K_COMMIT : K_OTHER;
+		return op == 6 ? K_READ
+		    : op == 7  ? K_WRITE
+		    : op == 21 ? K_COMMIT
+		               : K_OTHER;
 	if (vers == 2)
 		return op == 6 ? K_READ : op == 8 ? K_WRITE : K_OTHER;
 	return K_OTHER;
@@ -654,8 +813,8 @@ op_kind(uint32_t vers, uint32_t op)
 static struct nfs_pending *
 pending_new(uint32_t nops)
 {
-	return calloc(1, sizeof(struct nfs_pending) +
-	    (size_t)nops * sizeof(struct op));
+	return calloc(
+	    1, sizeof(struct nfs_pending) + (size_t)nops * sizeof(struct op));
 }
 
 static void
@@ -684,7 +843,7 @@ v23_args(struct cursor *c, struct op *o, uint64_t *fh)
 		const uint8_t *p = cur_fixed(c, NFS2_FHSIZE);
 
 		*fh = p != NULL ? fh_key(p, NFS2_FHSIZE) : 0;
-		if (o->kind == K_READ) {	/* readargs */
+		if (o->kind == K_READ) { /* readargs */
 			k->offset = cur_u32(c);
 			k->count = cur_u32(c);
 			cur_skip(c, 4);
@@ -712,7 +871,7 @@ v23_args(struct cursor *c, struct op *o, uint64_t *fh)
 	if (c->err != CUR_OK)
 		return;
 	k->have |= NFS_HAVE_OFFSET | NFS_HAVE_COUNT;
-	if (o->kind == K_WRITE) {	/* WRITE3args: stable, data */
+	if (o->kind == K_WRITE) { /* WRITE3args: stable, data */
 		k->stable = cur_u32(c);
 		if (c->err == CUR_OK)
 			k->have |= NFS_HAVE_STABLE;
@@ -729,7 +888,7 @@ static void
 skip_post_op_attr(struct cursor *c)
 {
 	if (cur_u32(c) != 0)
-		cur_skip(c, 84);	/* fattr3 */
+		cur_skip(c, 84); /* fattr3 */
 }
 
 /* Skips wcc_data: pre_op_attr then post_op_attr. */
@@ -737,7 +896,7 @@ static void
 skip_wcc_data(struct cursor *c)
 {
 	if (cur_u32(c) != 0)
-		cur_skip(c, 24);	/* wcc_attr */
+		cur_skip(c, 24); /* wcc_attr */
 	skip_post_op_attr(c);
 }
 
@@ -749,7 +908,7 @@ v23_res(struct cursor *c, struct op *o)
 	uint32_t status, len;
 
 	if (k->proc == 0)
-		return;		/* NULL returns nothing */
+		return; /* NULL returns nothing */
 	status = cur_u32(c);
 	if (c->err != CUR_OK)
 		return;
@@ -760,13 +919,13 @@ v23_res(struct cursor *c, struct op *o)
 	if (k->vers == 2) {
 		if (status != 0)
 			return;
-		cur_skip(c, 68);	/* fattr, RFC 1094 section 2.3.5 */
+		cur_skip(c, 68); /* fattr, RFC 1094 section 2.3.5 */
 		if (o->kind == K_READ) {
 			cur_opaque(c, XDR_ANY, &len);
 			if (c->err == CUR_OK || c->err == CUR_TRUNCATED) {
 				k->reply_count = k->reply_data_len = len;
-				k->have |= NFS_HAVE_REPLY_COUNT |
-				    NFS_HAVE_REPLY_DATA;
+				k->have |=
+				    NFS_HAVE_REPLY_COUNT | NFS_HAVE_REPLY_DATA;
 			}
 		} else if (o->kind == K_WRITE && c->err == CUR_OK &&
 		    (k->have & NFS_HAVE_COUNT)) {
@@ -777,7 +936,7 @@ v23_res(struct cursor *c, struct op *o)
 		return;
 	}
 	switch (o->kind) {
-	case K_READ:		/* READ3res, section 3.3.6 */
+	case K_READ: /* READ3res, section 3.3.6 */
 		skip_post_op_attr(c);
 		if (status != 0)
 			return;
@@ -792,7 +951,7 @@ v23_res(struct cursor *c, struct op *o)
 			k->have |= NFS_HAVE_REPLY_DATA;
 		}
 		return;
-	case K_WRITE:		/* WRITE3res, section 3.3.7 */
+	case K_WRITE: /* WRITE3res, section 3.3.7 */
 		skip_wcc_data(c);
 		if (status != 0)
 			return;
@@ -801,7 +960,7 @@ v23_res(struct cursor *c, struct op *o)
 		if (c->err == CUR_OK)
 			k->have |= NFS_HAVE_REPLY_COUNT | NFS_HAVE_COMMITTED;
 		return;
-	default:		/* COMMIT3res carries nothing we report */
+	default: /* COMMIT3res carries nothing we report */
 		return;
 	}
 }
@@ -910,7 +1069,7 @@ v4_res(struct cursor *c, struct nfs_pending *p)
 {
 	uint32_t n, i, tag;
 
-	cur_skip(c, 4);		/* overall status */
+	cur_skip(c, 4); /* overall status */
 	cur_opaque(c, XDR_ANY, &tag);
 	n = cur_u32(c);
 	for (i = 0; i < n && i < p->nops && c->err == CUR_OK; i++) {
@@ -934,8 +1093,8 @@ v4_res(struct cursor *c, struct nfs_pending *p)
 			k->committed = cur_u32(c);
 			cur_skip(c, 8);
 			if (c->err == CUR_OK)
-				k->have |= NFS_HAVE_REPLY_COUNT |
-				    NFS_HAVE_COMMITTED;
+				k->have |=
+				    NFS_HAVE_REPLY_COUNT | NFS_HAVE_COMMITTED;
 		} else if (o->kind == K_READ) {
 			if (status != V4_OK)
 				continue;
@@ -985,8 +1144,8 @@ rpc_call(struct nfs_decoder *d, struct cursor *c, const struct nfs_msg *m,
 	uint32_t proc = cur_u32(c), flavor;
 	struct nfs_pending *p, *old;
 
-	flavor = skip_auth(c);	/* credential */
-	skip_auth(c);		/* verifier */
+	flavor = skip_auth(c); /* credential */
+	skip_auth(c);          /* verifier */
 	if (c->err != CUR_OK) {
 		count_err(d, c->err);
 		return;
@@ -1055,7 +1214,7 @@ rpc_reply(struct nfs_decoder *d, struct cursor *c, const struct nfs_msg *m,
 		p->ops[i].c.have |= NFS_HAVE_REPLY;
 	}
 	stat = cur_u32(c);
-	if (stat == 0) {	/* MSG_ACCEPTED */
+	if (stat == 0) { /* MSG_ACCEPTED */
 		skip_auth(c);
 		accept = cur_u32(c);
 	}
@@ -1096,8 +1255,8 @@ nfsrpc_message(struct nfs_decoder *d, const struct nfs_msg *m,
 }
 
 int
-nfsrpc_plausible(struct nfs_decoder *d, uint64_t conn, const uint8_t *p,
-    size_t cap)
+nfsrpc_plausible(
+    struct nfs_decoder *d, uint64_t conn, const uint8_t *p, size_t cap)
 {
 	struct cursor c;
 	uint32_t xid, type, v;
