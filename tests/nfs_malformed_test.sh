@@ -1,7 +1,10 @@
 #! /usr/bin/env atf-sh
-# nfs_malformed_test.sh - hand-made bad input for the NFS decoder
-# (fixtures/nfs_malformed_test, written by its make.py): each capture has
-# one thing wrong, and expected.json says what `ubcreplay nfs` must count.
+# nfs_malformed_test.sh - hand-made input for the NFS decoder
+# (fixtures/nfs_malformed_test, written by its make.py): captures with one
+# thing wrong each, the same exchange over every link layer and IPv6, and
+# the decoders the real captures do not reach (NFSv2 over UDP, an NFSv4.1
+# COMPOUND with SEQUENCE; TShark reads these two without complaint).
+# expected.json says what `ubcreplay nfs` must count.
 
 check_case() {
 	top=$(atf_config_get top "$(atf_get_srcdir)/../..")
@@ -19,8 +22,13 @@ want = json.load(open(sys.argv[2]))[sys.argv[3]]
 have = dict(n["loss"])
 have.update(rpc_calls=n["rpc_calls"], rpc_replies=n["rpc_replies"])
 for d in ("read", "write"):
-    for k in ("calls", "bytes_requested", "bytes_done", "size_unknown"):
+    for k in ("calls", "bytes_requested", "bytes_done", "size_unknown",
+              "short_replies"):
         have["%s_%s" % (d, k)] = n[d][k]
+for k in ("unstable", "data_sync", "file_sync"):
+    have["stable_" + k] = n["stable"][k]
+    have["committed_" + k] = n["committed"][k]
+have["commit_calls"] = n["commit"]["calls"]
 bad = ["%s: %r, want %r" % (k, have.get(k), v) for k, v in want.items()
        if have.get(k) != v]
 for b in bad:
@@ -30,7 +38,8 @@ PY
 }
 
 cases="bad_record_mark length_past_end long_credential zero_length_fragment
-    unknown_xid_reply fragments_out_of_order udp_truncated"
+    unknown_xid_reply fragments_out_of_order udp_truncated v2_udp
+    v41_compound"
 for l in ether_vlan sll sll2 null raw; do
 	cases="$cases link_${l}_ipv4 link_${l}_ipv6"
 done
