@@ -29,6 +29,9 @@ for k in ("unstable", "data_sync", "file_sync"):
     have["stable_" + k] = n["stable"][k]
     have["committed_" + k] = n["committed"][k]
 have["commit_calls"] = n["commit"]["calls"]
+for v in n["ops"].values():
+    for name, count in v.items():
+        have["op_" + name] = have.get("op_" + name, 0) + count
 bad = ["%s: %r, want %r" % (k, have.get(k), v) for k, v in want.items()
        if have.get(k) != v]
 for b in bad:

@@ -463,6 +463,50 @@ skip_opaque(struct cursor *c, uint32_t max)
 	cur_opaque(c, max, &len);
 }
 
+/* Skips channel_attrs4 (RFC 8881 section 18.36): six counts, rdma_ird<1>. */
+static void
+skip_channel_attrs(struct cursor *c)
+{
+	cur_skip(c, 24);
+	if (cur_u32(c) != 0)
+		cur_skip(c, 4);
+}
+
+/* Skips callback_sec_parms4<> (RFC 8881 section 18.36). */
+static void
+skip_cb_sec_parms(struct cursor *c)
+{
+	uint32_t n = cur_u32(c);
+
+	for (uint32_t i = 0; i < n && c->err == CUR_OK; i++) {
+		uint32_t flavor = cur_u32(c);
+
+		if (flavor == 1) { /* AUTH_SYS: authsys_parms */
+			cur_skip(c, 4);
+			skip_opaque(c, 255);
+			cur_skip(c, 8);
+			skip_bitmap4(c); /* gids<16>: a counted u32 array */
+		} else if (flavor == RPC_AUTH_GSS) {
+			cur_skip(c, 4);
+			skip_opaque(c, XDR_ANY);
+			skip_opaque(c, XDR_ANY);
+		} else if (flavor != 0 && c->err == CUR_OK) {
+			c->err = CUR_MALFORMED;
+		}
+	}
+}
+
+/* Skips nfs_impl_id4<1> (RFC 8881 section 18.35). */
+static void
+skip_impl_id(struct cursor *c)
+{
+	if (cur_u32(c) != 0) {
+		skip_opaque(c, XDR_ANY);
+		skip_opaque(c, XDR_ANY);
+		cur_skip(c, 12); /* nfstime4 */
+	}
+}
+
 /* Reads a file handle and returns its key (0 when it was not captured). */
 static uint64_t
 read_fh(struct cursor *c, uint32_t max)
@@ -631,6 +675,33 @@ v4_other_args(struct cursor *c, uint32_t op, uint64_t *curfh)
 	case OP_LOCKU:
 		cur_skip(c, 40);
 		return 0;
+	case OP_EXCHANGE_ID: /* RFC 8881 section 18.35 */
+		cur_skip(c, 8);
+		skip_opaque(c, XDR_ANY);
+		cur_skip(c, 4);
+		t = cur_u32(c); /* state_protect4_a */
+		if (t == 1) {
+			skip_bitmap4(c);
+			skip_bitmap4(c);
+		} else if (t != 0) {
+			return -1; /* SP4_SSV: not stepped over */
+		}
+		skip_impl_id(c);
+		return 0;
+	case OP_CREATE_SESSION: /* RFC 8881 section 18.36 */
+		cur_skip(c, 16);
+		skip_channel_attrs(c);
+		skip_channel_attrs(c);
+		cur_skip(c, 4);
+		skip_cb_sec_parms(c);
+		return 0;
+	case OP_BACKCHANNEL_CTL: /* RFC 8881 section 18.33 */
+		cur_skip(c, 4);
+		skip_cb_sec_parms(c);
+		return 0;
+	case OP_BIND_CONN_TO_SESSION: /* RFC 8881 section 18.34 */
+		cur_skip(c, 24);
+		return 0;
 	case OP_SETCLIENTID: /* section 16.33 */
 		cur_skip(c, 8);
 		skip_opaque(c, XDR_ANY);
@@ -754,6 +825,30 @@ v4_other_res(struct cursor *c, uint32_t op, uint32_t status)
 		return 0;
 	case OP_SEQUENCE: /* RFC 8881 section 18.46 */
 		cur_skip(c, 36);
+		return 0;
+	case OP_BACKCHANNEL_CTL:
+		return 0;
+	case OP_BIND_CONN_TO_SESSION:
+		cur_skip(c, 24);
+		return 0;
+	case OP_CREATE_SESSION:
+		cur_skip(c, 24);
+		skip_channel_attrs(c);
+		skip_channel_attrs(c);
+		return 0;
+	case OP_EXCHANGE_ID: /* RFC 8881 section 18.35.4 */
+		cur_skip(c, 16);
+		t = cur_u32(c); /* state_protect4_r */
+		if (t == 1) {
+			skip_bitmap4(c);
+			skip_bitmap4(c);
+		} else if (t != 0) {
+			return -1;
+		}
+		cur_skip(c, 8); /* server_owner4 */
+		skip_opaque(c, XDR_ANY);
+		skip_opaque(c, XDR_ANY); /* server_scope */
+		skip_impl_id(c);
 		return 0;
 	case OP_TEST_STATEID:
 		n = cur_u32(c);
