@@ -129,12 +129,6 @@ nfs_stats_json(const struct nfs_stats *s)
 	    (json_int_t)l->out_of_order_segments);
 }
 
-static int64_t
-geti(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
 /* Prints a histogram object as rows of bucket, count and a bar. */
 static void
 hist_rows(FILE *fp, const json_t *h, const char *min_key, int ns)
@@ -144,17 +138,17 @@ hist_rows(FILE *fp, const json_t *h, const char *min_key, int ns)
 	size_t i;
 
 	json_array_foreach (json_object_get(h, "buckets"), i, b)
-		if (geti(b, "count") > max)
-			max = geti(b, "count");
+		if (result_geti(b, "count") > max)
+			max = result_geti(b, "count");
 	if (max == 0) {
 		fprintf(fp, "      (none)\n");
 		return;
 	}
 	json_array_foreach (json_object_get(h, "buckets"), i, b) {
 		char label[16];
-		int64_t n = geti(b, "count");
+		int64_t n = result_geti(b, "count");
 		int bar = (int)(n * 32 / max);
-		uint64_t min = (uint64_t)geti(b, min_key);
+		uint64_t min = (uint64_t)result_geti(b, min_key);
 
 		if (ns && min >= 1000000)
 			snprintf(label, sizeof(label), "%" PRIu64 "ms",
@@ -174,27 +168,29 @@ hist_rows(FILE *fp, const json_t *h, const char *min_key, int ns)
 static void
 xfer_text(FILE *fp, const char *name, const json_t *x, const char *done)
 {
-	int64_t followed = geti(x, "followed");
+	int64_t followed = result_geti(x, "followed");
 
 	fprintf(fp,
 	    "  %s: %" PRId64 " calls, %" PRId64 " bytes requested "
 	    "(mean %" PRId64 "), %" PRId64 " bytes %s, %" PRId64
 	    " replies, %" PRId64 " errors, %" PRId64 " short\n",
-	    name, geti(x, "calls"), geti(x, "bytes_requested"),
-	    geti(x, "mean_bytes"), geti(x, "bytes_done"), done,
-	    geti(x, "replies"), geti(x, "errors"), geti(x, "short_replies"));
-	if (geti(x, "calls") == 0)
+	    name, result_geti(x, "calls"), result_geti(x, "bytes_requested"),
+	    result_geti(x, "mean_bytes"), result_geti(x, "bytes_done"), done,
+	    result_geti(x, "replies"), result_geti(x, "errors"),
+	    result_geti(x, "short_replies"));
+	if (result_geti(x, "calls") == 0)
 		return;
 	if (followed > 0)
 		fprintf(fp,
 		    "    sequential: %" PRId64 " of %" PRId64
 		    " (%.0f%%) continue where the previous one on the file "
 		    "ended\n",
-		    geti(x, "sequential"), followed,
-		    100.0 * (double)geti(x, "sequential") / (double)followed);
-	if (geti(x, "size_unknown") > 0)
+		    result_geti(x, "sequential"), followed,
+		    100.0 * (double)result_geti(x, "sequential") /
+		        (double)followed);
+	if (result_geti(x, "size_unknown") > 0)
 		fprintf(fp, "    size not captured: %" PRId64 "\n",
-		    geti(x, "size_unknown"));
+		    result_geti(x, "size_unknown"));
 	fprintf(fp, "    requested size:\n");
 	hist_rows(fp, json_object_get(x, "size_hist"), "min_bytes", 0);
 	fprintf(fp, "    %s size:\n", done);
@@ -216,8 +212,8 @@ nfs_report_text(const json_t *nfs, FILE *fp)
 	fprintf(fp,
 	    "%" PRId64 " packets, %" PRId64 " NFS calls, %" PRId64
 	    " replies, %" PRId64 " RPC errors;",
-	    geti(nfs, "packets"), geti(nfs, "rpc_calls"),
-	    geti(nfs, "rpc_replies"), geti(nfs, "rpc_errors"));
+	    result_geti(nfs, "packets"), result_geti(nfs, "rpc_calls"),
+	    result_geti(nfs, "rpc_replies"), result_geti(nfs, "rpc_errors"));
 	json_object_foreach ((json_t *)json_object_get(nfs, "versions"), key, v)
 		fprintf(
 		    fp, " v%s: %lld", key, (long long)json_integer_value(v));
@@ -227,12 +223,13 @@ nfs_report_text(const json_t *nfs, FILE *fp)
 	    "    stable asked: unstable %" PRId64 ", data_sync %" PRId64
 	    ", file_sync %" PRId64 "; reached: unstable %" PRId64
 	    ", data_sync %" PRId64 ", file_sync %" PRId64 "\n",
-	    geti(st, "unstable"), geti(st, "data_sync"), geti(st, "file_sync"),
-	    geti(cm, "unstable"), geti(cm, "data_sync"), geti(cm, "file_sync"));
+	    result_geti(st, "unstable"), result_geti(st, "data_sync"),
+	    result_geti(st, "file_sync"), result_geti(cm, "unstable"),
+	    result_geti(cm, "data_sync"), result_geti(cm, "file_sync"));
 	xfer_text(fp, "READ", json_object_get(nfs, "read"), "returned");
 	fprintf(fp, "  COMMIT: %" PRId64 " calls, %" PRId64 " replies\n",
-	    geti(c, "calls"), geti(c, "replies"));
-	if (geti(c, "calls") > 0) {
+	    result_geti(c, "calls"), result_geti(c, "replies"));
+	if (result_geti(c, "calls") > 0) {
 		fprintf(fp, "    bytes written between COMMITs (per file):\n");
 		hist_rows(fp, json_object_get(c, "bytes_between_hist"),
 		    "min_bytes", 0);
@@ -244,8 +241,9 @@ nfs_report_text(const json_t *nfs, FILE *fp)
 	    "interface), %" PRId64 " truncated, %" PRId64 " malformed, %" PRId64
 	    " calls without reply, %" PRId64 " replies without call, %" PRId64
 	    " bytes skipped in %" PRId64 " resyncs\n",
-	    geti(l, "pcap_drops"), geti(l, "pcap_ifdrops"),
-	    geti(l, "truncated"), geti(l, "malformed"),
-	    geti(l, "calls_without_reply"), geti(l, "replies_without_call"),
-	    geti(l, "bytes_skipped"), geti(l, "resyncs"));
+	    result_geti(l, "pcap_drops"), result_geti(l, "pcap_ifdrops"),
+	    result_geti(l, "truncated"), result_geti(l, "malformed"),
+	    result_geti(l, "calls_without_reply"),
+	    result_geti(l, "replies_without_call"),
+	    result_geti(l, "bytes_skipped"), result_geti(l, "resyncs"));
 }
