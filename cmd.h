@@ -21,6 +21,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_dd(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_nfs(int argc, char **argv);
 
 /* Prints the synopsis of every command to stderr (usage errors). */
 void usage_synopsis(void);

@@ -19,6 +19,7 @@ static const struct {
     {"dd", cmd_dd},
     {"sweep", cmd_sweep},
     {"matrix", cmd_matrix},
+    {"nfs", cmd_nfs},
 };
 
 /* The SYNOPSIS of docs/ubcreplay.1, line for line. */
@@ -40,7 +41,9 @@ static const char synopsis[] =
     "       ubcreplay matrix --from files --to files [--size n] [-q]\n"
     "                        [-i interval] [-l label] [-n runs] [-o file]\n"
     "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
-    "                        [bs=n] [iflag=direct] [oflag=direct]\n";
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] [-o file]\n"
+    "                     [-r file] [-t seconds]\n";
 
 void
 usage_synopsis(void)

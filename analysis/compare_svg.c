@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "outfile.h"
 
 #define WIDTH   880
 #define LEFT    70 /* room for the axis labels */
@@ -309,39 +310,15 @@ cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
 int
 cmp_svg_write(const struct cmp *c, const char *path, char *err, size_t errlen)
 {
-	char tmp[4096], why[256];
-	FILE *f = NULL;
-	int fd, bad;
+	struct outfile of;
+	char why[256];
 
-	/* Through a temporary file and a rename: none is half-written. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
-	    (int)sizeof(tmp)) {
-		snprintf(err, errlen, "svg path '%s' is too long", path);
+	if (outfile_open(&of, path, "svg", err, errlen) == -1)
 		return -1;
-	}
-	if ((fd = mkstemp(tmp)) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "cannot create '%s': %s", path,
-		    strerror(errno));
-		if (fd != -1) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
-	if (cmp_report_svg(c, f, why, sizeof(why)) == -1) {
+	if (cmp_report_svg(c, of.fp, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, why);
-		fclose(f);
-		unlink(tmp);
+		outfile_abort(&of);
 		return -1;
 	}
-	bad = fflush(f) == EOF || ferror(f);
-	if (fclose(f) == EOF)
-		bad = 1;
-	if (bad || rename(tmp, path) == -1) {
-		snprintf(err, errlen, "cannot write '%s': %s", path,
-		    strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&of, err, errlen);
 }

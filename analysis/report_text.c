@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "nfs_report.h"
 
 #define BAR_WIDTH 32
 
@@ -71,6 +72,13 @@ header(json_t *doc, FILE *fp)
 		    json_is_true(json_object_get(w, "drop_caches"))
 		        ? ", caches dropped before each run"
 		        : "");
+	if (strcmp(result_gets(doc, "kind"), "nfs") == 0)
+		fprintf(fp,
+		    "capture  %s %s, filter '%s', link %s, snaplen %" PRId64
+		    "\n",
+		    result_gets(w, "source"), result_gets(w, "name"),
+		    result_gets(w, "filter"), result_gets(w, "linktype"),
+		    result_geti(w, "snaplen"));
 	json_array_foreach (json_object_get(doc, "targets"), i, t) {
 		const json_t *d;
 		size_t k;
@@ -547,6 +555,12 @@ report_text(json_t *doc, FILE *fp, int quiet)
 	if (report_dd_text(doc, fp, REPORT_DD_TABLES))
 		return;
 	header(doc, fp);
+	if (strcmp(result_gets(doc, "kind"), "nfs") == 0) {
+		/* The wire view has no phases: one run, its nfs object. */
+		json_array_foreach (json_object_get(doc, "runs"), i, run)
+			nfs_report_text(json_object_get(run, "nfs"), fp);
+		return;
+	}
 	if (!quiet)
 		json_array_foreach (json_object_get(doc, "runs"), i, run)
 			run_block(doc, run, fp);

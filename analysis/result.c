@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "outfile.h"
 
 static const char *const dirname_[DIR_N] = {"read", "write"};
 
@@ -433,8 +434,7 @@ int
 result_write(json_t *doc, const char *path, char *err, size_t errlen)
 {
 	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
-	char tmp[PATH_MAX];
-	int fd;
+	struct outfile of;
 
 	if (strcmp(path, "-") == 0) {
 		if (json_dumpf(doc, stdout, flags) == -1 ||
@@ -447,31 +447,15 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
-	    (int)sizeof(tmp)) {
-		snprintf(err, errlen, "result path '%s' is too long", path);
+	if (outfile_open(&of, path, "result", err, errlen) == -1)
 		return -1;
-	}
-	if ((fd = mkstemp(tmp)) == -1) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp,
-		    strerror(errno));
-		return -1;
-	}
-	if (json_dumpfd(doc, fd, flags) == -1 || write(fd, "\n", 1) != 1 ||
-	    fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
-		snprintf(
-		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	if (close(fd) == -1 || rename(tmp, path) == -1) {
+	if (json_dumpf(doc, of.fp, flags) == -1 || fputc('\n', of.fp) == EOF) {
 		snprintf(err, errlen, "cannot write '%s': %s", path,
 		    strerror(errno));
-		unlink(tmp);
+		outfile_abort(&of);
 		return -1;
 	}
-	return 0;
+	return outfile_commit(&of, err, errlen);
 }
 
 /* A copy of s with its control characters as '?', or NULL if it has none. */

@@ -21,7 +21,7 @@ cleanup()
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap 'exit 130' INT TERM HUP PIPE
 
 target=$scratch
 if [ "$(uname -s)" = Linux ] && [ "$(id -u)" -eq 0 ] &&

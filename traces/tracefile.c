@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../analysis/outfile.h"
 #include "traces.h"
 
 static int
@@ -84,24 +85,12 @@ tracefile_write(const char *path, const struct target *t,
     const struct blkev *rec, size_t nrec, const char (*label)[64],
     size_t nlabel, const char *result, char *err, size_t errlen)
 {
-	char tmp[4096];
+	struct outfile of;
 	FILE *fp;
-	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
-	    (int)sizeof(tmp)) {
-		snprintf(err, errlen, "trace path '%s' is too long", path);
+	if (outfile_open(&of, path, "trace", err, errlen) == -1)
 		return -1;
-	}
-	if ((fd = mkstemp(tmp)) == -1 || (fp = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp,
-		    strerror(errno));
-		if (fd != -1) {
-			close(fd);
-			unlink(tmp);
-		}
-		return -1;
-	}
+	fp = of.fp;
 	fprintf(fp,
 	    "%s\n# the block events of one ubcreplay run: "
 	    "docs/trace-format.md\n",
@@ -114,21 +103,7 @@ tracefile_write(const char *path, const struct target *t,
 			break;
 	if (result != NULL)
 		fprintf(fp, "result %zu\n%s\n", strlen(result), result);
-	if (ferror(fp) || fflush(fp) == EOF || fchmod(fileno(fp), 0644) == -1 ||
-	    fsync(fileno(fp)) == -1) {
-		snprintf(
-		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		fclose(fp);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(fp) == EOF || rename(tmp, path) == -1) {
-		snprintf(err, errlen, "cannot write '%s': %s", path,
-		    strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&of, err, errlen);
 }
 
 int

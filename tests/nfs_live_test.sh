@@ -1,0 +1,149 @@
+#! /usr/bin/env atf-sh
+# nfs_live_test.sh - live capture against a real NFS server: nfs-ganesha
+# (FSAL VFS) and rpcbind on 127.0.0.1, nfs-cp from libnfs-utils writing and
+# reading files over NFSv3, `ubcreplay nfs -I lo` capturing while tcpdump
+# writes a pcap of the same traffic. The live result must equal the offline
+# result on that pcap, and both must agree with tshark's reading of it.
+# Every process started here is stopped by its pid, even on failure.
+
+atf_test_case ganesha_v3 cleanup
+ganesha_v3_head() {
+	atf_set descr "ubcreplay nfs -I lo == -r tcpdump's pcap == tshark"
+	atf_set require.user root
+	atf_set timeout 300
+}
+
+# Waits up to 20 s for something to listen on TCP port $1 of 127.0.0.1.
+wait_port() {
+	i=0
+	while ! ss -ltn "sport = :$1" | grep -q LISTEN; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.2
+	done
+}
+
+stop_pid() {
+	[ -f "$1" ] || return 0
+	pid=$(cat "$1")
+	kill "$pid" 2>/dev/null
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -9 "$pid" 2>/dev/null
+	rm -f "$1"
+}
+
+ganesha_v3_body() {
+	top=$(atf_config_get top "$(atf_get_srcdir)/../..")
+	for c in ganesha.nfsd rpcbind nfs-cp tcpdump tshark python3 ss; do
+		command -v $c >/dev/null || atf_skip "$c is not installed"
+	done
+	[ -f /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so ] ||
+	    [ -n "$(find /usr/lib -name libfsalvfs.so 2>/dev/null)" ] ||
+	    atf_skip "nfs-ganesha-vfs is not installed"
+	ss -ltn 'sport = :2049' | grep -q LISTEN &&
+	    atf_skip "port 2049 is taken by another NFS server"
+	dir=$(pwd)
+	mkdir -p export recov
+	sed -e "s|/srv/nfs/export32k|$dir/export|;s|/srv/nfs/export|$dir/export|" \
+	    -e "s|/srv/nfs/recov|$dir/recov|" \
+	    "$top/fixtures/nfs_live_test/ganesha.conf" >ganesha.conf
+	if ! ss -ltn 'sport = :111' | grep -q LISTEN; then
+		rpcbind -f -w &
+		echo $! >rpcbind.pid
+		wait_port 111 || atf_fail "rpcbind did not start"
+	fi
+	ganesha.nfsd -F -f ganesha.conf -L "$dir/ganesha.log" \
+	    -p "$dir/ganesha.nfsd.pid" &
+	echo $! >ganesha.pid
+	wait_port 2049 || { cat ganesha.log; atf_fail "ganesha did not start"; }
+
+	head -c 3000000 /dev/urandom >big
+	head -c 70000 /dev/urandom >small
+	tcpdump -i lo -s 0 -B 131072 -U --time-stamp-precision=nano -w live.pcap \
+	    'port 2049' 2>tcpdump.err &
+	echo $! >tcpdump.pid
+	"$top/ubcreplay" nfs -I lo -t 25 -q -o live.json 2>ubc.err &
+	echo $! >ubc.pid
+	i=0
+	until grep -q listening tcpdump.err; do
+		i=$((i + 1)); [ $i -gt 50 ] && atf_fail "tcpdump did not start"
+		sleep 0.2
+	done
+	sleep 2
+	url="nfs://127.0.0.1$dir/export"
+	for f in big small; do
+		atf_check -o ignore nfs-cp "$f" "$url/$f?version=3"
+		atf_check -o ignore nfs-cp "$url/$f?version=3" "back.$f"
+		atf_check cmp "$f" "back.$f"
+	done
+	# ubcreplay stops by itself after -t; then tcpdump, with everything.
+	pid=$(cat ubc.pid)
+	wait "$pid" || { cat ubc.err; atf_fail "ubcreplay nfs -I lo failed"; }
+	rm -f ubc.pid
+	sleep 1
+	stop_pid tcpdump.pid
+	cat tcpdump.err
+	atf_check -o ignore "$top/ubcreplay" nfs -q -r live.pcap -o offline.json
+	atf_check -o save:tshark.txt -e ignore tshark -r live.pcap \
+	    -o tcp.try_heuristic_first:TRUE -Y nfs -T fields \
+	    -e rpc.msgtyp -e nfs.procedure_v3 -e nfs.count3 -e nfs.status
+	atf_check -o ignore python3 - live.json offline.json tshark.txt <<'PY'
+import json, sys
+live = json.load(open(sys.argv[1]))["runs"][0]["nfs"]
+off = json.load(open(sys.argv[2]))["runs"][0]["nfs"]
+bad = []
+for k in live:
+    if k != "loss" and live[k] != off[k]:
+        bad.append("live %s %r != offline %r" % (k, live[k], off[k]))
+for k in live["loss"]:
+    if k not in ("pcap_drops", "pcap_ifdrops") and \
+            live["loss"][k] != off["loss"][k]:
+        bad.append("loss %s: live %r offline %r" %
+                   (k, live["loss"][k], off["loss"][k]))
+if live["loss"]["pcap_drops"]:
+    bad.append("the live capture dropped packets")
+# tshark: calls (msgtyp 0) and replies (1) of WRITE (7), READ (6), COMMIT
+t = {"calls": {}, "bytes": {}, "done": {}}
+for line in open(sys.argv[3]):
+    f = (line.rstrip("\n").split("\t") + ["", "", "", ""])[:4]
+    typ, proc, count = f[0], f[1], f[2].split(",")[0]
+    if proc not in ("6", "7", "21"):
+        continue
+    if typ == "0":
+        t["calls"][proc] = t["calls"].get(proc, 0) + 1
+        if proc != "21":
+            t["bytes"][proc] = t["bytes"].get(proc, 0) + int(count or 0)
+    elif typ == "1" and proc != "21" and count:
+        t["done"][proc] = t["done"].get(proc, 0) + int(count)
+want = [("write calls", off["write"]["calls"], t["calls"].get("7", 0)),
+        ("read calls", off["read"]["calls"], t["calls"].get("6", 0)),
+        ("commit calls", off["commit"]["calls"], t["calls"].get("21", 0)),
+        ("write bytes", off["write"]["bytes_requested"], t["bytes"].get("7", 0)),
+        ("write acked", off["write"]["bytes_done"], t["done"].get("7", 0)),
+        ("read bytes", off["read"]["bytes_requested"], t["bytes"].get("6", 0)),
+        ("read returned", off["read"]["bytes_done"], t["done"].get("6", 0))]
+for name, ours, theirs in want:
+    print("%s: ubcreplay %d tshark %d" % (name, ours, theirs))
+    if ours != theirs:
+        bad.append("%s: ubcreplay %d, tshark %d" % (name, ours, theirs))
+if off["write"]["bytes_done"] < 3070000 or off["read"]["bytes_done"] < 3070000:
+    bad.append("fewer bytes than nfs-cp moved")
+for b in bad:
+    print(b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+ganesha_v3_cleanup() {
+	for p in ubc tcpdump ganesha rpcbind; do
+		stop_pid $p.pid
+	done
+}
+
+atf_init_test_cases() {
+	atf_add_test_case ganesha_v3
+}
