@@ -99,13 +99,13 @@ make_result(const struct nfs_capture *cap, const char *label, time_t started,
 	struct result r;
 	json_t *doc, *run, *runs, *workload;
 
-	workload = json_pack("{s:s,s:s,s:s,s:I,s:s,s:i}", "source",
+	workload = json_pack("{s:s,s:s,s:s,s:I,s:s,s:i,s:b}", "source",
 	    cap->file ? "file" : "interface", "name",
 	    cap->file ? cap->file : cap->iface, "filter",
 	    cap->filter_used ? cap->filter_used : "", "duration_ns",
 	    (json_int_t)cap->duration_ns, "linktype",
 	    cap->linktype_name ? cap->linktype_name : "unknown", "snaplen",
-	    cap->snaplen);
+	    cap->snaplen, "interrupted", cap->interrupted);
 	memset(&r, 0, sizeof(r));
 	r.kind = "nfs";
 	r.label = label;

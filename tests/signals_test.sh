@@ -26,7 +26,10 @@ job()
 {
 	p=$1
 	shift
-	if [ "$JOB" = dd ]; then
+	if [ "$JOB" = nfs ]; then
+		# A live capture on the loopback interface, one second long.
+		setsid "$ubc" nfs -q -I lo -t 1 -o r.json >out 2>err &
+	elif [ "$JOB" = dd ]; then
 		setsid "$ubc" dd -q -n 3 -p "$p" -o r.json if="$top/build/fixtures/emacs-like.tar.gz" \
 		    of=m/t/dd.out bs=4k >out 2>err &
 	else
@@ -79,14 +82,22 @@ signals()
 		wait $pid
 		rc=$?
 		[ $rc -gt 128 ] && signalled=$((signalled + 1))
+		# A capture ends on SIGINT and SIGTERM with its result: exit 0.
+		[ "$JOB" = nfs ] && [ $rc -eq 0 ] && [ -e r.json ] &&
+		    [ "$(json r.json "d['workload']['interrupted']")" = True ] &&
+		    signalled=$((signalled + 1))
 		left=
-		# A run finished before the signal is a complete result.
+		# A run finished before the signal is a complete result; a
+		# capture stopped by SIGINT or SIGTERM is one marked interrupted.
 		if [ -e r.json ]; then
-			st=$(json r.json "d['status'] + ' ' + str(d['summary']['runs_ok'])" 2>/dev/null)
-			case $st in
-			"ok 3"|"interrupted "*) ;;
+			st=$(json r.json "d['status'] + ' ' + str(d['summary']['runs_ok']) + ' ' + str(d['workload'].get('interrupted', ''))" 2>/dev/null)
+			case $JOB:$st in
+			nfs:"ok 1 True"|nfs:"ok 1 False"|:"ok 3 "|dd:"ok 3 ") ;;
 			*) left="$left result '$st' after exit $rc;" ;;
 			esac
+			[ "$JOB" != nfs ] || [ $rc -ne 0 ] || [ $sig = HUP ] ||
+			    [ "$st" = "ok 1 True" ] || [ "$delay" \> 1 ] ||
+			    left="$left capture stopped by SIG$sig not marked interrupted;"
 		fi
 		[ $rc -eq 0 ] || [ $rc -gt 128 ] || left="$left exit $rc: $(cat err);"
 		ls r.json.tmp.* >/dev/null 2>&1 && left="$left a temporary result;"
@@ -173,8 +184,25 @@ dd_exact_cleanup()
 	cleanup_loops
 }
 
+atf_test_case nfs cleanup
+nfs_head()
+{
+	atf_set descr "50 signals at random moments in a live ubcreplay nfs capture"
+	atf_set timeout 600
+}
+nfs_body()
+{
+	require_root "captures on the loopback interface"
+	JOB=nfs signals interval
+}
+nfs_cleanup()
+{
+	cleanup_loops
+}
+
 atf_init_test_cases()
 {
+	atf_add_test_case nfs
 	atf_add_test_case interval
 	atf_add_test_case exact
 	atf_add_test_case dd

@@ -1,8 +1,9 @@
 #! /usr/bin/env atf-sh
 # valgrind_test.sh - memcheck on the main paths of the plain build: the tar
 # job (its forked children too: memcheck follows fork), a refused archive,
-# report (text and SVG), compare, dd and sweep. Any invalid access, use of
-# an uninitialised value, or a definite or indirect leak fails the test.
+# report (text and SVG), compare, dd and sweep, nfs -r on every capture of
+# the fixtures. Any invalid access, use of an uninitialised value, or a
+# definite or indirect leak fails the test.
 # (The sanitizer build does not run here: valgrind and ASan do not mix.)
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
@@ -87,8 +88,31 @@ dd_body()
 	clean $? 0
 }
 
+atf_test_case nfs
+nfs_head()
+{
+	atf_set descr "memcheck: nfs -r on every capture of the fixtures, malformed ones too, and the report"
+	atf_set timeout 600
+}
+nfs_body()
+{
+	prepare
+	n=0
+	for f in "$top"/fixtures/nfs_oracle_test/*.pcap "$top"/fixtures/nfs_malformed_test/*.pcap; do
+		[ -f "$f" ] || continue
+		vg "$ubc" nfs -q -r "$f" -o r.json >out 2>err
+		clean $? 0
+		vg "$ubc" report r.json >out
+		clean $? 0
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || atf_skip "no capture in the fixtures"
+	echo "memcheck: nfs -r on $n captures, 0 errors"
+}
+
 atf_init_test_cases()
 {
+	atf_add_test_case nfs
 	atf_add_test_case tar
 	atf_add_test_case compare
 	atf_add_test_case dd
