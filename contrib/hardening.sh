@@ -7,7 +7,7 @@
 #   sh contrib/hardening.sh [FUZZ_SECONDS]
 #
 # As root (loop filesystems, the exact probe); FUZZ_SECONDS per fuzz target,
-# 60 unless given. The tests' own lines are in build/hardening.report.
+# 60 unless given, 0 for no fuzzing. The tests' own lines are in build/hardening.report.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 secs=${1:-60}
@@ -22,18 +22,21 @@ rm -f "$db"
 (cd build/tests && kyua report --results-file="$db" --verbose \
     --results-filter=passed,failed,broken,skipped) >build/hardening.report 2>&1
 
-lines=$(grep -E '^(hostile|faults|signals|concurrency)( [a-z_]+)*:' build/hardening.report)
+lines=$(grep -E '^(hostile|faults|signals|concurrency|memcheck)( [a-z_]+)*:' build/hardening.report)
 echo "$lines"
 echo "$lines" | awk '
+/^hostile result_file/ { rf += $3; rfe += $6; next }
 /^hostile/  { h += $3; he += $6 }
 /^faults/   { f += $3; fl += $6 }
 /^signals/  { s += $4; ss += $6; sl += $8 }
 END {
 	printf "hostile archives: %d tried, %d escapes\n", h, he
+	printf "hostile result files: %d commands, %d escapes\n", rf, rfe
 	printf "faults: %d injected, %d leftovers\n", f, fl
 	printf "signals: %d runs, %d interrupted, %d leftovers\n", s, ss, sl
 }'
 grep -E '^[a-z_]+:[a-z_]+  ->  ' build/hardening.report | grep -v ' ->  passed' |
     sed 's/^/not passed: /'
 grep -E '^valgrind_test:[a-z_]+  ->  ' build/hardening.report | sed 's/^/memcheck: /'
-make -k fuzz FUZZ_SECONDS="$secs" 2>&1 | grep -E '^fuzz [a-z_]+: [0-9]+ executions'
+[ "$secs" -gt 0 ] &&
+    make -k fuzz FUZZ_SECONDS="$secs" 2>&1 | grep -E '^fuzz [a-z_]+: [0-9]+ executions'

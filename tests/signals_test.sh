@@ -2,8 +2,8 @@
 # signals_test.sh - SIGINT, SIGTERM and SIGHUP at random moments of a job,
 # sent to ubcreplay alone or to its whole process group (as a terminal's ^C
 # is), 50 times per probe: afterwards no run directory (unless --keep), no
-# child of ubcreplay, no tracing instance of its own, no temporary result,
-# and either no result file or a complete one.
+# process left in its process group, no tracing instance of its own, no
+# temporary result, and either no result file or a complete one.
 #
 # The moments come from a seeded generator (the run's number): a failure
 # names the run, signal, target and delay, and repeats.
@@ -108,7 +108,7 @@ signals()
 			left="$left run directory $(ls -A m/t);"
 			rm -rf m/t/ubcreplay-run.*
 		fi
-		p=$(pgrep -f "^$ubc " | tr '\n' ' ')
+		p=$(pgrep -g "$pid" | tr '\n' ' ')
 		[ -z "$p" ] || left="$left processes $p;"
 		t=$(instances $pid | tr '\n' ' ')
 		[ -z "$t" ] || left="$left tracing instances $t;"

@@ -607,7 +607,9 @@ drain(struct tfs *s, int64_t horizon_ns, char *err, size_t errlen)
 			}
 		}
 	}
-	qsort(s->pend, s->npend, sizeof(*s->pend), by_time);
+	/* qsort wants a pointer even for nothing: pend is NULL until used. */
+	if (s->npend > 1)
+		qsort(s->pend, s->npend, sizeof(*s->pend), by_time);
 	for (n = 0; n < s->npend && s->pend[n].ev.ts_ns <= horizon_ns; n++)
 		if (apply(s, &s->pend[n].ev, NULL, err, errlen) == -1)
 			return -1;
