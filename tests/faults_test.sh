@@ -16,11 +16,12 @@
 
 at_run=$top/tests/at_run.py
 
-# run CMD...: runs CMD (ubcreplay, or what execs it) and notes its pid,
-# which names its tracing instance (instances/ubcreplay.PID).
+# run CMD...: runs CMD (ubcreplay, or what execs it) in a process group of
+# its own and notes its pid, which names the group and its tracing instance
+# (instances/ubcreplay.PID).
 run()
 {
-	"$@" &
+	setsid "$@" &
 	echo $! >>pids
 	wait $!
 }
@@ -32,14 +33,14 @@ prepare()
 	: >pids
 }
 
-# leftovers MNT: what is in MNT but lost+found and the filler, children of
-# ubcreplay still running, tracing instances of the runs.
+# leftovers MNT: what is in MNT but lost+found and the filler, processes
+# left in the runs' groups, tracing instances of the runs.
 leftovers()
 {
 	ls -A "$1" | grep -v -e '^lost+found$' -e '^filler$' -e '^t$' -e '^r\.json'
 	[ -d "$1/t" ] && ls -A "$1/t"
-	pgrep -f "^$ubc " | sed 's/^/process /'
 	while read -r pid; do
+		pgrep -g "$pid" | sed 's/^/process /'
 		[ -e "/sys/kernel/tracing/instances/ubcreplay.$pid" ] &&
 		    echo "tracing instance ubcreplay.$pid"
 	done <pids
