@@ -24,6 +24,17 @@
 
 #define READ_BLOCK (64 * 1024)
 
+/*
+ * Whether libarchive's error number is the system's: it reports a format it
+ * does not know, or damage, as EILSEQ, which strerror calls a multibyte
+ * character; its own message says it better.
+ */
+static int
+system_errno(int e)
+{
+	return e > 0 && e != EILSEQ;
+}
+
 static struct archive *
 open_reader(const char *archive, char *err, size_t errlen)
 {
@@ -38,8 +49,8 @@ open_reader(const char *archive, char *err, size_t errlen)
 	if (archive_read_open_filename(a, archive, READ_BLOCK) != ARCHIVE_OK) {
 		/* The system's reason reads better than libarchive's. */
 		snprintf(err, errlen, "cannot open archive '%s': %s", archive,
-		    archive_errno(a) > 0 ? strerror(archive_errno(a))
-		                         : archive_error_string(a));
+		    system_errno(archive_errno(a)) ? strerror(archive_errno(a))
+		                                   : archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -129,7 +140,7 @@ why(struct archive *a)
 	static char buf[640];
 	const char *msg = archive_error_string(a);
 	const char *sys =
-	    archive_errno(a) > 0 ? strerror(archive_errno(a)) : NULL;
+	    system_errno(archive_errno(a)) ? strerror(archive_errno(a)) : NULL;
 
 	if (msg == NULL)
 		return sys != NULL ? sys

@@ -79,6 +79,8 @@ garbage_body()
 	head -c 65536 /dev/urandom >garbage.tar
 	setup
 	refuse garbage.tar garbage.tar d
+	# libarchive's reason, not strerror(EILSEQ) ("multibyte character").
+	grep -q "Unrecognized archive format" err || atf_fail "message: $(cat err)"
 }
 
 atf_test_case dir_missing
