@@ -24,8 +24,10 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/nfs_report.h"
 #include "cmd.h"
 #include "replay/replay.h"
+#include "traces/nfs.h"
 #include "traces/traces.h"
 
 /*
@@ -44,6 +46,7 @@ struct opts {
 	const char *output;
 	const char *probe;
 	const char *trace_out;
+	const char *nfs_iface;
 	enum replay_fsync fsync;
 	int drop_caches;
 	int keep;
@@ -52,12 +55,20 @@ struct opts {
 	const char *dir;
 };
 
-enum { OPT_DROP = 256, OPT_FSYNC, OPT_KEEP, OPT_TRACE_OUT, OPT_VERSION };
+enum {
+	OPT_DROP = 256,
+	OPT_FSYNC,
+	OPT_KEEP,
+	OPT_NFS_IFACE,
+	OPT_TRACE_OUT,
+	OPT_VERSION
+};
 
 static const struct option longopts[] = {
     {"drop-caches", no_argument, NULL, OPT_DROP},
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"keep", no_argument, NULL, OPT_KEEP},
+    {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -141,6 +152,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_KEEP:
 			o->keep = 1;
+			break;
+		case OPT_NFS_IFACE:
+			o->nfs_iface = optarg;
 			break;
 		case OPT_TRACE_OUT:
 			o->trace_out = optarg;
@@ -394,6 +408,21 @@ broken:
 }
 
 /* The archive's entries and bytes are what the first run extracted. */
+/* The run's share of the NFS traffic the watcher captured. */
+static int
+take_wire(struct nfs_watch *w, int last, struct run_result *run)
+{
+	struct nfs_stats st;
+	char err[512];
+
+	if (nfs_watch_take(w, last, &st, err, sizeof(err)) == -1) {
+		warnx("--nfs-iface: %s", err);
+		return -1;
+	}
+	run->nfs = nfs_stats_json(&st);
+	return 0;
+}
+
 static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
     const struct run_result *first)
@@ -412,6 +441,7 @@ cmd_tar(int argc, char **argv)
 	struct run_result *runs;
 	struct result r;
 	struct opts o;
+	struct nfs_watch watch;
 	struct target t;
 	struct stat st;
 	struct job j;
@@ -477,6 +507,15 @@ cmd_tar(int argc, char **argv)
 		free(runs);
 		return EXIT_FAILURE;
 	}
+	if (o.nfs_iface != NULL &&
+	    nfs_watch_start(&watch, o.nfs_iface, NULL, err, sizeof(err)) ==
+	        -1) {
+		warnx("--nfs-iface: %s", err);
+		probe_close(j.probe);
+		close(j.dirfd);
+		free(runs);
+		return EXIT_FAILURE;
+	}
 	if (t.ndev == 0 && !o.quiet)
 		warnx("%s: reporting times only", t.nodev_reason);
 
@@ -485,15 +524,23 @@ cmd_tar(int argc, char **argv)
 	while (nrun < o.runs) {
 		struct run_result *run = &runs[nrun++];
 
-		if (one_run(&j, nrun, run) == -1) {
+		int failed = one_run(&j, nrun, run) == -1;
+
+		if (failed) {
 			/* A killed child may have left its progress line. */
 			if (!o.quiet && isatty(STDERR_FILENO))
 				fputs("\r\033[K", stderr);
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
-			break;
 		}
+		if (o.nfs_iface != NULL && !replay_stop_requested() &&
+		    take_wire(&watch, failed || nrun == o.runs, run) == -1)
+			status = EXIT_FAILURE;
+		if (status != EXIT_SUCCESS)
+			break;
 	}
+	if (o.nfs_iface != NULL)
+		nfs_watch_kill(&watch);
 	if ((sig = replay_stop_requested()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
 		probe_close(j.probe);
@@ -543,6 +590,8 @@ cmd_tar(int argc, char **argv)
 	}
 	probe_close(j.probe);
 	close(j.dirfd);
+	for (int i = 0; i < nrun; i++)
+		json_decref(runs[i].nfs);
 	free(runs);
 	if (doc == NULL) {
 		warnx("cannot build the result: out of memory");

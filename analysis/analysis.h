@@ -47,6 +47,8 @@ struct run_result {
 	char error[768];
 	size_t nphase;
 	struct phase_result phase[RESULT_MAXPHASE];
+	json_t *nfs; /* the run's NFS traffic on the wire (--nfs-iface), or
+	                NULL; the front end owns it */
 };
 
 struct result {

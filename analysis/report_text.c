@@ -562,8 +562,15 @@ report_text(json_t *doc, FILE *fp, int quiet)
 		return;
 	}
 	if (!quiet)
-		json_array_foreach (json_object_get(doc, "runs"), i, run)
+		json_array_foreach (json_object_get(doc, "runs"), i, run) {
 			run_block(doc, run, fp);
+			/* The run's NFS traffic (--nfs-iface) under it. */
+			if (json_object_get(run, "nfs") != NULL) {
+				fprintf(fp, "  on the wire\n");
+				nfs_report_text(
+				    json_object_get(run, "nfs"), fp);
+			}
+		}
 	if (!quiet)
 		report_dd_text(doc, fp, REPORT_DD_RUNS);
 	between(doc, fp);

@@ -225,16 +225,19 @@ run_time_line(const struct run_result *run, char *buf, size_t len)
 static json_t *
 run_json(const struct result *r, const struct run_result *run, size_t idx)
 {
-	json_t *phases = json_array();
+	json_t *phases = json_array(), *o;
 	char line[128];
 
 	for (size_t i = 0; i < run->nphase; i++)
 		json_array_append_new(phases, phase_json(r, &run->phase[i]));
 	run_time_line(run, line, sizeof(line));
-	return json_pack("{s:I,s:s,s:s?,s:s,s:o}", "run", (json_int_t)idx + 1,
+	o = json_pack("{s:I,s:s,s:s?,s:s,s:o}", "run", (json_int_t)idx + 1,
 	    "status", run->status, "error",
 	    strcmp(run->status, "ok") != 0 ? run->error : NULL, "time_line",
 	    line, "phases", phases);
+	if (o != NULL && run->nfs != NULL)
+		json_object_set(o, "nfs", run->nfs);
+	return o;
 }
 
 static json_t *

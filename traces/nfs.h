@@ -225,6 +225,17 @@ struct nfs_capture {
 	                        the same inside 802.1Q on Ethernet) */
 	int64_t duration_ns; /* live: stop after this long; 0 no limit */
 	volatile sig_atomic_t *stop; /* stops the capture when set */
+	/*
+	 * Live, optional: called once when packets are being captured (the
+	 * filter is set), and whenever *mark is found set (it is cleared),
+	 * with the decoder, so that the caller can take the statistics so
+	 * far and reset them (nfs_watch.c). pcap's drop counts are stored in
+	 * the statistics before each call, as counted since the previous.
+	 */
+	void (*on_ready)(void *arg);
+	volatile sig_atomic_t *mark;
+	void (*on_mark)(struct nfs_decoder *d, void *arg);
+	void *arg;
 	/* filled in by nfs_capture_run */
 	const char *filter_used;
 	int linktype;
@@ -241,5 +252,29 @@ struct nfs_capture {
  */
 int nfs_capture_run(
     struct nfs_capture *cap, struct nfs_decoder *d, char *err, size_t errlen);
+
+/*
+ * Watching an interface while a workload runs (nfs_watch.c): a child
+ * captures from nfs_watch_start (which returns once packets are being
+ * captured, or fails with the reason) to the last nfs_watch_take; each take
+ * returns the statistics since the previous one, so each run gets its
+ * share and nothing falls between them.
+ *
+ *	struct nfs_watch w;
+ *	nfs_watch_start(&w, "eth0", NULL, err, sizeof(err));
+ *	for each run: ...; nfs_watch_take(&w, last_run, &stats, err, ...);
+ *	nfs_watch_kill(&w);		on an error or an interruption
+ */
+struct nfs_watch {
+	const char *iface;
+	int pid;
+	int fd;
+};
+
+int nfs_watch_start(struct nfs_watch *w, const char *iface, const char *filter,
+    char *err, size_t errlen);
+int nfs_watch_take(struct nfs_watch *w, int last, struct nfs_stats *out,
+    char *err, size_t errlen);
+void nfs_watch_kill(struct nfs_watch *w);
 
 #endif

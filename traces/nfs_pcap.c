@@ -78,6 +78,24 @@ open_live(const char *iface, int *nano, char *err, size_t errlen)
 	return p;
 }
 
+/*
+ * Stores pcap's drop counts since the previous call (base) in the decoder's
+ * statistics: pcap's own counts are cumulative over the handle.
+ */
+static void
+store_drops(pcap_t *p, struct nfs_decoder *d, unsigned base[2])
+{
+	struct nfs_stats *st = nfs_decoder_stats(d);
+	struct pcap_stat ps;
+
+	if (pcap_stats(p, &ps) != 0)
+		return;
+	st->loss.pcap_drops = ps.ps_drop - base[0];
+	st->loss.pcap_ifdrops = ps.ps_ifdrop - base[1];
+	base[0] = ps.ps_drop;
+	base[1] = ps.ps_ifdrop;
+}
+
 int
 nfs_capture_run(
     struct nfs_capture *cap, struct nfs_decoder *d, char *err, size_t errlen)
@@ -89,6 +107,7 @@ nfs_capture_run(
 	struct pcap_pkthdr *h;
 	const u_char *bytes;
 	int64_t start = now_ns();
+	unsigned drops[2] = {0, 0};
 	int nano = 1, rc;
 	pcap_t *p;
 
@@ -155,6 +174,8 @@ nfs_capture_run(
 		pcap_close(p);
 		return -1;
 	}
+	if (cap->on_ready != NULL)
+		cap->on_ready(cap->arg);
 	for (;;) {
 		/*
 		 * Live, wait in poll(2) rather than in libpcap: with no traffic
@@ -188,6 +209,11 @@ nfs_capture_run(
 			pcap_close(p);
 			return -1;
 		}
+		if (cap->mark != NULL && *cap->mark) {
+			*cap->mark = 0;
+			store_drops(p, d, drops);
+			cap->on_mark(d, cap->arg);
+		}
 		if (cap->stop != NULL && *cap->stop) {
 			cap->interrupted = 1;
 			break;
@@ -196,16 +222,8 @@ nfs_capture_run(
 		    now_ns() - start >= cap->duration_ns)
 			break;
 	}
-	if (cap->iface != NULL) {
-		struct pcap_stat ps;
-
-		if (pcap_stats(p, &ps) == 0) {
-			struct nfs_stats *st = nfs_decoder_stats(d);
-
-			st->loss.pcap_drops = ps.ps_drop;
-			st->loss.pcap_ifdrops = ps.ps_ifdrop;
-		}
-	}
+	if (cap->iface != NULL)
+		store_drops(p, d, drops);
 	pcap_close(p);
 	nfs_decoder_finish(d);
 	return 0;
