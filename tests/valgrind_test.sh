@@ -1,7 +1,8 @@
 #! /usr/bin/env atf-sh
 # valgrind_test.sh - memcheck on the main paths of the plain build: the tar
 # job (its forked children too: memcheck follows fork), a refused archive,
-# report (text and SVG), compare, dd and sweep, nfs -r on every capture of
+# report (text and SVG), the exact probe with --trace-out and report of
+# the trace, compare, dd and sweep, nfs -r on every capture of
 # the fixtures. Any invalid access, use of an uninitialised value, or a
 # definite or indirect leak fails the test.
 # (The sanitizer build does not run here: valgrind and ASan do not mix.)
@@ -50,6 +51,28 @@ tar_body()
 	mkdir -p outside
 	vg "$ubc" -q -o bad.json arch/hardlink-abs.pax t 2>err
 	clean $? 1
+}
+
+atf_test_case exact cleanup
+exact_head()
+{
+	atf_set descr "memcheck: the tar job with the exact probe and --trace-out, and report of the trace"
+	atf_set timeout 300
+}
+exact_body()
+{
+	prepare
+	require_root "makes a loop filesystem; tracefs"
+	[ -d /sys/kernel/tracing/instances ] || atf_skip "no tracefs at /sys/kernel/tracing"
+	mkloopfs m 128 ext4 >/dev/null
+	vg "$ubc" -q -n 2 -p exact --trace-out "$PWD/t.trace" -o r.json "$small" m
+	clean $? 0
+	vg "$ubc" report t.trace >out
+	clean $? 0
+}
+exact_cleanup()
+{
+	cleanup_loops
 }
 
 atf_test_case compare
@@ -112,6 +135,7 @@ nfs_body()
 
 atf_init_test_cases()
 {
+	atf_add_test_case exact
 	atf_add_test_case nfs
 	atf_add_test_case tar
 	atf_add_test_case compare
