@@ -434,6 +434,18 @@ workload_json(const struct opts *o, const struct replay_archive_info *info,
 	    "drop_caches", o->drop_caches, "keep", o->keep);
 }
 
+/* Gives back what the job holds, once its runs are over or cannot begin. */
+static void
+job_end(struct job *j, struct run_result *runs, int nrun)
+{
+	probe_close(j->probe);
+	if (j->dirfd != -1)
+		close(j->dirfd);
+	for (int i = 0; i < nrun; i++)
+		json_decref(runs[i].nfs);
+	free(runs);
+}
+
 int
 cmd_tar(int argc, char **argv)
 {
@@ -487,7 +499,7 @@ cmd_tar(int argc, char **argv)
 	    fstat(j.dirfd, &st) == -1) {
 		warnx("cannot open target directory '%s': %s", o.dir,
 		    strerror(errno));
-		free(runs);
+		job_end(&j, runs, 0);
 		return EXIT_FAILURE;
 	}
 	j.dev = st.st_dev;
@@ -495,25 +507,20 @@ cmd_tar(int argc, char **argv)
 	if ((j.probe = probe_open(
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
-		close(j.dirfd);
-		free(runs);
+		job_end(&j, runs, 0);
 		return EXIT_FAILURE;
 	}
 	if (o.trace_out != NULL &&
 	    probe_keep_records(j.probe, err, sizeof(err)) == -1) {
 		warnx("--trace-out: %s", err);
-		probe_close(j.probe);
-		close(j.dirfd);
-		free(runs);
+		job_end(&j, runs, 0);
 		return EXIT_FAILURE;
 	}
 	if (o.nfs_iface != NULL &&
 	    nfs_watch_start(&watch, o.nfs_iface, NULL, err, sizeof(err)) ==
 	        -1) {
 		warnx("--nfs-iface: %s", err);
-		probe_close(j.probe);
-		close(j.dirfd);
-		free(runs);
+		job_end(&j, runs, 0);
 		return EXIT_FAILURE;
 	}
 	if (t.ndev == 0 && !o.quiet)
@@ -543,18 +550,14 @@ cmd_tar(int argc, char **argv)
 		nfs_watch_kill(&watch);
 	if ((sig = replay_stop_requested()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
-		probe_close(j.probe);
-		close(j.dirfd);
-		free(runs);
+		job_end(&j, runs, nrun);
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
 	}
 	/* Nothing measured is nothing to keep: bad input leaves no file. */
 	if (status != EXIT_SUCCESS && nrun == 1) {
-		probe_close(j.probe);
-		close(j.dirfd);
-		free(runs);
+		job_end(&j, runs, nrun);
 		return status;
 	}
 	if (o.label == NULL) {
@@ -588,11 +591,7 @@ cmd_tar(int argc, char **argv)
 		}
 		free(text);
 	}
-	probe_close(j.probe);
-	close(j.dirfd);
-	for (int i = 0; i < nrun; i++)
-		json_decref(runs[i].nfs);
-	free(runs);
+	job_end(&j, runs, nrun);
 	if (doc == NULL) {
 		warnx("cannot build the result: out of memory");
 		return EXIT_FAILURE;
