@@ -20,8 +20,8 @@
 
 #include <jansson.h>
 
-#include "devstats.h"
-#include "hist.h"
+#include "../model/devstats.h"
+#include "../model/hist.h"
 #include "../traces/traces.h"
 
 #define RESULT_SCHEMA   1

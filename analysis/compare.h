@@ -41,7 +41,7 @@
 
 #include <jansson.h>
 
-#include "hist.h"
+#include "../model/hist.h"
 #include "stats.h"
 
 enum cmp_unit { CMP_NS, CMP_COUNT, CMP_BYTES };

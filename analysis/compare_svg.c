@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "outfile.h"
+#include "../model/outfile.h"
 
 #define WIDTH   880
 #define LEFT    70 /* room for the axis labels */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "outfile.h"
+#include "../model/outfile.h"
 
 static const char *const dirname_[DIR_N] = {"read", "write"};
 

@@ -7,10 +7,11 @@
 #define UBC_CMD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
-#include "analysis/analysis.h"
-#include "replay/replay.h"
-#include "traces/traces.h"
+#include "../analysis/analysis.h"
+#include "../replay/replay.h"
+#include "../traces/traces.h"
 
 /* Exit statuses shared by every subcommand. */
 #define EXIT_USAGE 2
@@ -23,11 +24,11 @@ int cmd_sweep(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_nfs(int argc, char **argv);
 
-/* Prints the synopsis of every command to stderr (usage errors). */
-void usage_synopsis(void);
+/* usage.c: the synopsis of every command, to f (stderr on usage errors). */
+void usage_print(FILE *f);
 
 /*
- * cmd_common.c. The sampling interval as written: "100ms", "0.5s", "250us",
+ * common.c. The sampling interval as written: "100ms", "0.5s", "250us",
  * or a plain number of seconds as iostat takes it; 1 ms to 1 h.
  */
 int cmd_parse_interval(const char *s, int64_t *ns);

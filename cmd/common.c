@@ -1,5 +1,5 @@
 /*
- * cmd_common.c - what the workload front ends share: the sampling interval
+ * common.c - what the workload front ends share: the sampling interval
  * as the user writes it, and one measured phase (a workload function in a
  * child, the probe ticking meanwhile, then the probe's mark).
  */

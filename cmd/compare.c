@@ -1,5 +1,5 @@
 /*
- * cmd_compare.c - `ubcreplay compare`: reads results, says what changed
+ * compare.c - `ubcreplay compare`: reads results, says what changed
  * against the first (or --baseline) and whether it is more than noise, and
  * with --fail-if gates a CI job on it.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/compare.h"
+#include "../analysis/compare.h"
 #include "cmd.h"
 
 #define MAX_GATES   32

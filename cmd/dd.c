@@ -1,6 +1,6 @@
 /*
- * cmd_dd.c - `ubcreplay dd if=SRC of=DST bs=N ...`: dd's copy as a measured
- * workload, and the runner that `sweep` and `matrix` share (cmd_dd.h).
+ * dd.c - `ubcreplay dd if=SRC of=DST bs=N ...`: dd's copy as a measured
+ * workload, and the runner that `sweep` and `matrix` share (dd.h).
  *
  * A run is two phases, each in its own child: copy (what dd does, and what
  * dd's closing line times) and sync (fsync of the destination, so that
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "cmd_dd.h"
+#include "dd.h"
 
 #define DEFAULT_INTERVAL_NS 100000000LL
 

@@ -1,5 +1,5 @@
 /*
- * cmd_dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: one dd
+ * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: one dd
  * transfer, prepared once (operands checked, both ends resolved to their
  * devices, the probe opened on all of them), run -n times with lossage
  * measured around each run, and turned into a result document.
@@ -19,10 +19,10 @@
 
 #include <jansson.h>
 
-#include "analysis/analysis.h"
-#include "replay/replay.h"
-#include "traces/sntp.h"
-#include "traces/traces.h"
+#include "../analysis/analysis.h"
+#include "../replay/replay.h"
+#include "../traces/sntp.h"
+#include "../traces/traces.h"
 
 #define DDRUN_MAX_RUNS       1000
 #define DDRUN_NTP_TIMEOUT_NS 2000000000LL

@@ -1,5 +1,5 @@
 /*
- * cmd_matrix.c - `ubcreplay matrix --from A,B --to X,Y`: every source onto
+ * matrix.c - `ubcreplay matrix --from A,B --to X,Y`: every source onto
  * every destination, -n runs each, and a table of the transfer time and the
  * lossage of each pair (DD FROM, TO, XFER TIME, LOSSAGE), the shape of the
  * hand-made tables this replaces.
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_dd.h"
+#include "dd.h"
 
 #define MATRIX_MAX_ENDS    16
 #define DEFAULT_SIZE_BYTES (64ULL << 20)

@@ -1,5 +1,5 @@
 /*
- * cmd_nfs.c - `ubcreplay nfs`: the NFS READs, WRITEs and COMMITs on the
+ * nfs.c - `ubcreplay nfs`: the NFS READs, WRITEs and COMMITs on the
  * wire, from a capture file or a live interface, reported in the shape of
  * the disk probes (traces/nfs.h decodes, analysis/nfs_report.h renders).
  *
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
-#include "analysis/nfs_report.h"
+#include "../analysis/analysis.h"
+#include "../analysis/nfs_report.h"
 #include "cmd.h"
-#include "traces/nfs.h"
+#include "../traces/nfs.h"
 
 static const char nfs_synopsis[] =
     "usage: ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] "

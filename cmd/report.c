@@ -1,5 +1,5 @@
 /*
- * cmd_report.c - `ubcreplay report [--svg FILE] FILE`: renders a stored
+ * report.c - `ubcreplay report [--svg FILE] FILE`: renders a stored
  * result again, through the same code that rendered it live, and with --svg
  * draws it as `compare --svg` draws a comparison.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
-#include "analysis/compare.h"
+#include "../analysis/analysis.h"
+#include "../analysis/compare.h"
 #include "cmd.h"
 
 static const struct option longopts[] = {
@@ -56,13 +56,13 @@ cmd_report(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (ch != 's') {
-			usage_synopsis();
+			usage_print(stderr);
 			return EXIT_USAGE;
 		}
 		svg = optarg;
 	}
 	if (argc - optind != 1) {
-		usage_synopsis();
+		usage_print(stderr);
 		return EXIT_USAGE;
 	}
 	if (tracefile_is(argv[optind])) {

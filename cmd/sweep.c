@@ -1,5 +1,5 @@
 /*
- * cmd_sweep.c - `ubcreplay sweep --bs 512,4k,... if=SRC [of=DST]`: the same
+ * sweep.c - `ubcreplay sweep --bs 512,4k,... if=SRC [of=DST]`: the same
  * transfer at each block size, -n runs per size, and a table of block size
  * against transfer rate, with the devices' requests per size.
  *
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "cmd_dd.h"
+#include "dd.h"
 
 #define SWEEP_MAX_SIZES    64
 #define DEFAULT_SIZE_BYTES (64ULL << 20)
@@ -189,7 +189,7 @@ cmd_sweep(int argc, char **argv)
 		}
 	}
 	dd.bs_bytes = bs[0];
-	/* Before the probe opens, as in cmd_dd.c. */
+	/* Before the probe opens, as in dd.c. */
 	replay_catch_signals();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);

@@ -1,5 +1,5 @@
 /*
- * cmd_tar.c - the main job: `ubcreplay [options] ARCHIVE DIR` extracts the
+ * tar.c - the main job: `ubcreplay [options] ARCHIVE DIR` extracts the
  * archive into a fresh run directory under DIR while the probe watches the
  * devices behind DIR, -n times, then reports times and transfer sizes.
  *
@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/analysis.h"
-#include "analysis/nfs_report.h"
+#include "../analysis/analysis.h"
+#include "../analysis/nfs_report.h"
 #include "cmd.h"
-#include "replay/replay.h"
-#include "traces/nfs.h"
-#include "traces/traces.h"
+#include "../replay/replay.h"
+#include "../traces/nfs.h"
+#include "../traces/traces.h"
 
 /*
  * Default sampling interval. Reading a stat file costs microseconds, so
@@ -132,7 +132,7 @@ parse(int argc, char **argv, struct opts *o)
 			printf("ubcreplay %s\n", UBC_VERSION);
 			exit(EXIT_SUCCESS);
 		case 'h':
-			usage_synopsis();
+			usage_print(stderr);
 			exit(EXIT_SUCCESS);
 		case OPT_DROP:
 			o->drop_caches = 1;
@@ -462,7 +462,7 @@ cmd_tar(int argc, char **argv)
 	int nrun = 0, status = EXIT_SUCCESS, sig;
 
 	if (parse(argc, argv, &o) == -1) {
-		usage_synopsis();
+		usage_print(stderr);
 		return EXIT_USAGE;
 	}
 	if (check_dir(o.dir) == -1)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # lint.sh - `make lint`: the checked-in .clang-format holds for every C file,
-# cppcheck finds nothing, the manual passes mandoc, the shell scripts parse.
+# cppcheck finds nothing, includes point one way (arrows.py), the manual
+# passes mandoc, the shell scripts parse.
 set -u
 rc=0
 files=$(git ls-files '*.c' '*.h')
@@ -15,6 +16,7 @@ if command -v cppcheck >/dev/null 2>&1; then
 	    --include=/usr/include/jansson.h -D__linux__ -D_GNU_SOURCE \
 	    $files || rc=1
 fi
+python3 contrib/arrows.py . || rc=1
 mandoc -Tlint -Wwarning docs/ubcreplay.1 || rc=1
 for s in $(git ls-files '*.sh') .ci/run; do
 	[ -f "$s" ] && { sh -n "$s" || rc=1; }

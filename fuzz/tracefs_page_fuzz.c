@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/blkev.h"
+#include "model/blkev.h"
 #include "traces/traces.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

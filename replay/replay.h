@@ -27,7 +27,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "../analysis/hist.h"
+#include "../model/hist.h"
 
 /* What a child tells its parent when it is done. Fits in one pipe write. */
 struct replay_report {

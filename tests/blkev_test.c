@@ -9,7 +9,7 @@
 
 #include <atf-c.h>
 
-#include "../analysis/blkev.h"
+#include "../model/blkev.h"
 
 #define DEV BLKEV_DEV(7, 1)
 

@@ -11,7 +11,7 @@
 #
 #   exact_compare.py diskstats RESULT.json "BEFORE" "AFTER"
 #	BEFORE and AFTER are /sys/block/DEV/stat taken around the run. Under
-#	the counting rules (analysis/blkev.h) diskstats' write ops are the
+#	the counting rules (model/blkev.h) diskstats' write ops are the
 #	write requests plus the empty preflush writes, its bytes the requests'
 #	bytes and its flushes the flushes; reads likewise.
 #

@@ -44,8 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../analysis/devstats.h"
-#include "../analysis/hist.h"
+#include "../model/devstats.h"
+#include "../model/hist.h"
 
 /* Link types, numbered as pcap's LINKTYPE_ and DLT_ values. */
 enum {

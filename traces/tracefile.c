@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/outfile.h"
+#include "../model/outfile.h"
 #include "traces.h"
 
 static int

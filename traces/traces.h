@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../analysis/blkev.h"
-#include "../analysis/devstats.h"
+#include "../model/blkev.h"
+#include "../model/devstats.h"
 
 #define TARGET_MAXDEV DEVSTATS_MAXDEV
 #define DEVNAME_MAX   32

@@ -1,0 +1,39 @@
+/*
+ * usage.c - the synopsis every command prints on a usage error, and -h on
+ * its own prints: docs/ubcreplay.1's SYNOPSIS, line for line (manpage_test
+ * checks that they agree).
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+
+/* The SYNOPSIS of docs/ubcreplay.1, line for line. */
+static const char synopsis[] =
+    "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
+    "                 [--keep] [--nfs-iface interface] [--trace-out file]\n"
+    "                 archive dir\n"
+    "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
+    "                 [--fail-if metric:change] [--svg file] result ...\n"
+    "       ubcreplay report [--svg file] file\n"
+    "       ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
+    "                    [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
+    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
+    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
+    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay matrix --from files --to files [--size n] [-q]\n"
+    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
+    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
+    "                        [bs=n] [iflag=direct] [oflag=direct]\n"
+    "       ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] [-o file]\n"
+    "                     [-r file] [-t seconds]\n";
+
+void
+usage_print(FILE *f)
+{
+	fputs(synopsis, f);
+}
+
