@@ -209,8 +209,14 @@ cmd_nfs(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	/*
+	 * A hangup stops the capture as INT and TERM do. Left to its default
+	 * action it could end the process while the result is being written,
+	 * leaving the temporary file behind.
+	 */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	cap.stop = &stop;
 	if (nfs_capture_run(&cap, d, errbuf, sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
