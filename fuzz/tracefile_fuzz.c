@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) == -1 ||
 	    pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	(void)tracefile_is(path);
+	(void)tracefile_is(path, err, sizeof(err));
 	if (tracefile_read(path, &tf, err, sizeof(err)) == -1)
 		return 0;
 	if ((doc = result_retrace(&tf, err, sizeof(err))) != NULL) {
