@@ -2,8 +2,8 @@
  * tracefile_fuzz.c - libFuzzer target for trace files (--trace-out, read
  * back by `ubcreplay report`): tracefile_read on the input as a file and,
  * when it is taken for a trace, result_retrace, which computes the result
- * again from its records, and the text report of that. Seed: a real trace,
- * fixtures/tracefile_fuzz/seed.trace.
+ * again from its records, and the text report of that. Seeds: a real trace,
+ * fixtures/tracefile_fuzz/seed.trace, and the same gzip-compressed.
  *
  *	make fuzz FUZZ_SECONDS=60
  */
