@@ -135,6 +135,24 @@ capture_gz_damaged_body()
 	atf_check -o ignore "$ubc" nfs -q -o r.json -r c.pcap.gz
 }
 
+atf_test_case capture_gz_damaged_tshark
+capture_gz_damaged_tshark_head()
+{
+	atf_set descr "TShark also refuses each cut or damaged .gz that nfs -r refuses, and reads the whole one"
+}
+capture_gz_damaged_tshark_body()
+{
+	require_prog tshark
+	gzip -c "$nfsfx/v4_pipeline48.full.pcap" >c.pcap.gz
+	cut_copies c.pcap.gz
+	atf_check -o ignore -e ignore tshark -r c.pcap.gz
+	for f in cut.gz tail.gz head.gz flip.gz; do
+		atf_check -s not-exit:0 -o ignore -e save:err tshark -r "$f"
+		grep -Eq 'cut short|damaged or corrupt' err ||
+		    atf_fail "tshark on $f: $(cat err)"
+	done
+}
+
 atf_test_case capture_gz_not_capture
 capture_gz_not_capture_head()
 {
@@ -232,6 +250,7 @@ atf_init_test_cases()
 	atf_add_test_case capture_gz
 	atf_add_test_case capture_by_content
 	atf_add_test_case capture_gz_damaged
+	atf_add_test_case capture_gz_damaged_tshark
 	atf_add_test_case capture_gz_not_capture
 	atf_add_test_case trace_gz
 	atf_add_test_case result_gz
