@@ -12,6 +12,7 @@
 #include "gzstream.h"
 #include "outfile.h"
 
+/* An output has no first bytes yet to go by: its name says gzip or not. */
 static int
 gz_named(const char *path)
 {
