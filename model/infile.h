@@ -2,7 +2,8 @@
  * infile.h - opening an input file (a capture, a trace, a result) that may
  * be gzip-compressed. Whether it is, its first bytes say (gzip's magic
  * number), not its name; a plain file is read as it is, a compressed one
- * inflated as it is read, never whole in memory. When compressed data turns
+ * inflated as it is read, never whole in memory. Only a regular file can be
+ * looked at first: a pipe is read as it is. When compressed data turns
  * out to be cut short or damaged, the stream's reads fail (ferror) and the
  * caller's struct infile says why; it must outlive the stream.
  *
