@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "../model/infile.h"
 #include "../model/outfile.h"
 
 static const char *const dirname_[DIR_N] = {"read", "write"};
@@ -550,20 +551,29 @@ result_printable(json_t *doc)
 json_t *
 result_load(const char *path, char *err, size_t errlen)
 {
+	struct infile in;
 	json_error_t je;
 	json_t *doc, *schema;
 	const char *first;
+	FILE *fp;
 	void *it;
 
-	if ((doc = json_load_file(path, 0, &je)) == NULL) {
-		if (je.line == -1 || je.position == 0)
-			snprintf(err, errlen, "cannot read result '%s': %s",
-			    path, je.text);
-		else
-			snprintf(err, errlen,
-			    "result '%s' is not valid JSON "
-			    "(line %d): %s",
-			    path, je.line, je.text);
+	if ((fp = infile_open(path, "result", &in, err, errlen)) == NULL)
+		return NULL;
+	/* jansson reads to the end, so a .gz is checked whole. */
+	doc = json_loadf(fp, 0, &je);
+	if (ferror(fp)) {
+		snprintf(err, errlen, "cannot read result '%s': %s", path,
+		    in.why[0] != '\0' ? in.why : strerror(errno));
+		json_decref(doc);
+		fclose(fp);
+		return NULL;
+	}
+	fclose(fp);
+	if (doc == NULL) {
+		snprintf(err, errlen,
+		    "result '%s' is not valid JSON (%sline %d): %s", path,
+		    in.gzip ? "inflated, " : "", je.line, je.text);
 		return NULL;
 	}
 	it = json_object_iter(doc);
@@ -572,9 +582,9 @@ result_load(const char *path, char *err, size_t errlen)
 	if (first == NULL || strcmp(first, "schema") != 0 ||
 	    !json_is_integer(schema)) {
 		snprintf(err, errlen,
-		    "'%s' is not a ubcreplay result (no "
+		    "'%s' is not a ubcreplay result (%sno "
 		    "schema version first)",
-		    path);
+		    path, in.gzip ? "inflated, " : "");
 		json_decref(doc);
 		return NULL;
 	}

@@ -51,7 +51,7 @@ cmd_report(int argc, char **argv)
 	const char *svg = NULL;
 	char errbuf[512];
 	json_t *doc;
-	int ch;
+	int ch, is;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -65,7 +65,11 @@ cmd_report(int argc, char **argv)
 		usage_print(stderr);
 		return EXIT_USAGE;
 	}
-	if (tracefile_is(argv[optind])) {
+	if ((is = tracefile_is(argv[optind], errbuf, sizeof(errbuf))) == -1) {
+		warnx("%s", errbuf);
+		return EXIT_FAILURE;
+	}
+	if (is) {
 		/* A trace (--trace-out): its statistics computed again. */
 		struct tracefile tf;
 

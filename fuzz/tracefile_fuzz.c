@@ -2,8 +2,8 @@
  * tracefile_fuzz.c - libFuzzer target for trace files (--trace-out, read
  * back by `ubcreplay report`): tracefile_read on the input as a file and,
  * when it is taken for a trace, result_retrace, which computes the result
- * again from its records, and the text report of that. Seed: a real trace,
- * fixtures/tracefile_fuzz/seed.trace.
+ * again from its records, and the text report of that. Seeds: a real trace,
+ * fixtures/tracefile_fuzz/seed.trace, and the same gzip-compressed.
  *
  *	make fuzz FUZZ_SECONDS=60
  */
@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) == -1 ||
 	    pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	(void)tracefile_is(path);
+	(void)tracefile_is(path, err, sizeof(err));
 	if (tracefile_read(path, &tf, err, sizeof(err)) == -1)
 		return 0;
 	if ((doc = result_retrace(&tf, err, sizeof(err))) != NULL) {

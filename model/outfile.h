@@ -2,7 +2,9 @@
  * outfile.h - writing an output file (a result, a trace, a picture) so that
  * no half-written one ever exists: into a temporary file beside it, then,
  * once everything is written and on disk, renamed over the name asked for.
- * A failure leaves neither the file nor the temporary one.
+ * A failure leaves neither the file nor the temporary one. A name that
+ * ends in .gz gets the file gzip-compressed (gzstream.h), with the same
+ * promise: the rename follows the gzip trailer.
  *
  *	struct outfile of;
  *
@@ -20,6 +22,8 @@
 
 struct outfile {
 	FILE *fp;
+	int fd;        /* the temporary file, synced once fp is closed */
+	char why[128]; /* why the stream failed, when it knows */
 	char path[PATH_MAX];
 	char tmp[PATH_MAX];
 };

@@ -4,7 +4,7 @@
 # block_rq_issue on the same device while the tool runs, and the device's
 # own counters taken around the run. Then what must hold when the tool is
 # killed, the clean-up of instances left behind, the probe -p auto picks,
-# and --trace-out read back by report.
+# and --trace-out read back by report, plain and gzip-compressed.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -158,15 +158,16 @@ btrfs_cleanup()
 	cleanup_bpftrace
 }
 
-# check_signal SIG: the tool killed by SIG in the middle of an extraction
-# leaves no tracefs instance, no run directory, no result and no trace.
+# check_signal SIG [TRACE]: the tool killed by SIG in the middle of an
+# extraction leaves no tracefs instance, no run directory, no result and no
+# trace (t.trace, or TRACE: t.trace.gz, written compressed).
 check_signal()
 {
 	require_root "makes loop filesystems and tracefs instances"
 	require_tracefs
 	mkloopfs s 512 ext4 sync >/dev/null
 	"$ubc" -q -p exact -n 50 --fsync file -o "$PWD/r.json" \
-	    --trace-out "$PWD/t.trace" "$small" s >out 2>err &
+	    --trace-out "$PWD/${2:-t.trace}" "$small" s >out 2>err &
 	pid=$!
 	i=0
 	until [ -d "$instances/ubcreplay.$pid" ] &&
@@ -185,7 +186,7 @@ check_signal()
 	    atf_fail "instance ubcreplay.$pid left behind after SIG$1"
 	! ls s | grep -q '^ubcreplay-run' ||
 	    atf_fail "a run directory was left behind after SIG$1"
-	for f in r.json t.trace; do
+	for f in r.json "${2:-t.trace}"; do
 		! ls | grep -q "^$f" || atf_fail "$f (or a part of it) was written after SIG$1"
 	done
 }
@@ -223,12 +224,12 @@ sigterm_cleanup()
 atf_test_case sighup cleanup
 sighup_head()
 {
-	atf_set descr "SIGHUP mid-extraction: no instance, no run directory, no result"
+	atf_set descr "SIGHUP mid-extraction: no instance, no run directory, no result, no .gz trace"
 	atf_set timeout 120
 }
 sighup_body()
 {
-	check_signal HUP
+	check_signal HUP t.trace.gz
 }
 sighup_cleanup()
 {
@@ -364,6 +365,48 @@ trace_out_report_cleanup()
 	cleanup_loops
 }
 
+atf_test_case trace_out_gz cleanup
+trace_out_gz_head()
+{
+	atf_set descr "--trace-out FILE.gz: gzip, the plain trace inside; report of it equals the live run's and the plain trace's; a cut one is refused; a full filesystem leaves nothing"
+	atf_set timeout 120
+}
+trace_out_gz_body()
+{
+	require_root "makes loop filesystems and traces the block layer"
+	require_tracefs
+	mkloopfs t 256 ext4 >/dev/null
+	atf_check -s exit:0 -o save:live -e ignore "$ubc" -p exact -n 2 \
+	    -o "$PWD/r.json" --trace-out "$PWD/t.trace.gz" "$small" t
+	atf_check gzip -t t.trace.gz
+	gzip -dc t.trace.gz >t.trace
+	head -1 t.trace | grep -qx 'ubcreplay-trace 1' || atf_fail "no trace header inside"
+	grep -q '^I ' t.trace || atf_fail "the trace has no issue records"
+	atf_check -s exit:0 -o save:gz -e empty "$ubc" report t.trace.gz
+	atf_check -s exit:0 -o save:plain -e empty "$ubc" report t.trace
+	atf_check -s exit:0 -o save:stored -e empty "$ubc" report r.json
+	atf_check -o empty diff stored gz
+	atf_check -o empty diff plain gz
+	n=$(wc -c <t.trace.gz)
+	head -c $((n - 4)) t.trace.gz >cut.trace.gz
+	atf_check -s exit:1 -o empty \
+	    -e match:"cannot read trace 'cut.trace.gz': the gzip data is truncated" \
+	    "$ubc" report cut.trace.gz
+	# No room for the trace: said, and neither it nor a part of it left.
+	mkdir full
+	mount -t tmpfs -o size=16k tmpfs full || atf_skip "cannot mount a tmpfs"
+	echo "tmpfs $PWD/full" >>loops
+	dd if=/dev/zero of=full/fill bs=1k count=64 2>/dev/null
+	atf_check -s exit:1 -o ignore \
+	    -e match:"cannot write '$PWD/full/t.trace.gz': No space left on device" \
+	    "$ubc" -p exact -n 1 --trace-out "$PWD/full/t.trace.gz" "$small" t
+	[ "$(ls full)" = fill ] || atf_fail "left behind: $(ls full)"
+}
+trace_out_gz_cleanup()
+{
+	cleanup_loops
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case ext4_default
@@ -376,4 +419,5 @@ atf_init_test_cases()
 	atf_add_test_case stale_instances
 	atf_add_test_case auto_choice
 	atf_add_test_case trace_out_report
+	atf_add_test_case trace_out_gz
 }

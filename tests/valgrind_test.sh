@@ -2,9 +2,9 @@
 # valgrind_test.sh - memcheck on the main paths of the plain build: the tar
 # job (its forked children too: memcheck follows fork), a refused archive,
 # report (text and SVG), the exact probe with --trace-out and report of
-# the trace, compare, dd and sweep, nfs -r on every capture of
-# the fixtures. Any invalid access, use of an uninitialised value, or a
-# definite or indirect leak fails the test.
+# the trace, compare, dd and sweep, nfs -r on every capture of the
+# fixtures, gzip-compressed files read and written. Any invalid access, use
+# of an uninitialised value, or a definite or indirect leak fails the test.
 # (The sanitizer build does not run here: valgrind and ASan do not mix.)
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
@@ -133,8 +133,33 @@ nfs_body()
 	echo "memcheck: nfs -r on $n captures, 0 errors"
 }
 
+atf_test_case gzip
+gzip_head()
+{
+	atf_set descr "memcheck: gzipped capture, result and trace read and written, cut ones refused"
+	atf_set timeout 300
+}
+gzip_body()
+{
+	prepare
+	gzip -c "$top/fixtures/nfs_oracle_test/v4_pipeline48.full.pcap" >c.pcap.gz
+	vg "$ubc" nfs -q -r c.pcap.gz -o r.json.gz
+	clean $? 0
+	vg "$ubc" report r.json.gz >out
+	clean $? 0
+	vg "$ubc" report "$top/fixtures/tracefile_fuzz/seed.trace.gz" >out
+	clean $? 0
+	head -c 100000 c.pcap.gz >cut.pcap.gz
+	vg "$ubc" nfs -q -r cut.pcap.gz -o cut.json 2>err
+	clean $? 1
+	head -c 3000 "$top/fixtures/tracefile_fuzz/seed.trace.gz" >cut.trace.gz
+	vg "$ubc" report cut.trace.gz >out 2>err
+	clean $? 1
+}
+
 atf_init_test_cases()
 {
+	atf_add_test_case gzip
 	atf_add_test_case exact
 	atf_add_test_case nfs
 	atf_add_test_case tar

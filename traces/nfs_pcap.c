@@ -1,9 +1,9 @@
 /*
  * nfs_pcap.c - packets for the NFS decoder from libpcap: a capture file
- * (pcap or pcapng) or a live interface, through a BPF filter. Reading is
- * kept apart from decoding (nfs_decode.c), which never sees libpcap.
+ * (pcap or pcapng, plain or gzip-compressed) or a live interface, through a
+ * BPF filter. Reading is kept apart from decoding (nfs_decode.c), which
+ * never sees libpcap.
  */
-#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 
 #include <pcap/pcap.h>
 
+#include "../model/infile.h"
 #include "nfs.h"
 
 /* Live captures wake up this often to look at the clock and *stop. */
@@ -105,6 +106,7 @@ nfs_capture_run(
 	const char *filter = cap->filter;
 	struct bpf_program prog;
 	struct pcap_pkthdr *h;
+	struct infile in = {0};
 	const u_char *bytes;
 	int64_t start = now_ns();
 	unsigned drops[2] = {0, 0};
@@ -116,20 +118,29 @@ nfs_capture_run(
 		 * Read through a large buffer of our own: libpcap's stdio
 		 * default means a read(2) per few kilobytes.
 		 */
-		FILE *fp = fopen(cap->file, "rb");
+		FILE *fp = infile_open(cap->file, "capture", &in, err, errlen);
 
-		if (fp == NULL) {
-			snprintf(err, errlen, "cannot read capture '%s': %s",
-			    cap->file, strerror(errno));
+		if (fp == NULL)
 			return -1;
-		}
 		setvbuf(fp, NULL, _IOFBF, FILE_BUFFER);
 		p = pcap_fopen_offline_with_tstamp_precision(
 		    fp, PCAP_TSTAMP_PRECISION_NANO, ebuf);
 		if (p == NULL) {
 			fclose(fp);
-			snprintf(err, errlen, "cannot read capture '%s': %s",
-			    cap->file, ebuf);
+			if (in.why[0] != '\0')
+				snprintf(err, errlen,
+				    "cannot read capture '%s': %s", cap->file,
+				    in.why);
+			else if (in.gzip)
+				snprintf(err, errlen,
+				    "cannot read capture '%s': it is "
+				    "gzip-compressed, but what it holds is not a "
+				    "pcap or pcapng capture (%s)",
+				    cap->file, ebuf);
+			else
+				snprintf(err, errlen,
+				    "cannot read capture '%s': %s", cap->file,
+				    ebuf);
 			return -1;
 		}
 	} else if (cap->iface != NULL) {
@@ -202,10 +213,11 @@ nfs_capture_run(
 		} else if (rc == PCAP_ERROR_BREAK) {
 			break; /* the end of the file */
 		} else if (rc == PCAP_ERROR) {
+			/* A cut or damaged .gz: zlib knows why, not libpcap. */
 			snprintf(err, errlen,
 			    "cannot read packets from '%s': "
 			    "%s",
-			    what, pcap_geterr(p));
+			    what, in.why[0] != '\0' ? in.why : pcap_geterr(p));
 			pcap_close(p);
 			return -1;
 		}

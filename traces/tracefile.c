@@ -14,6 +14,9 @@
  *	K TS MAJ:MIN F FLUSHES
  *	M TS REPORTED LABEL				a phase ends
  *	result BYTES					then the result JSON
+ *
+ * A FILE named *.gz is written gzip-compressed (outfile.h); a trace is read
+ * plain or compressed, as its first bytes say (infile.h).
  */
 #include <sys/stat.h>
 
@@ -24,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/infile.h"
 #include "../model/outfile.h"
 #include "traces.h"
 
@@ -107,16 +111,22 @@ tracefile_write(const char *path, const struct target *t,
 }
 
 int
-tracefile_is(const char *path)
+tracefile_is(const char *path, char *err, size_t errlen)
 {
 	char buf[sizeof(TRACEFILE_MAGIC)];
-	FILE *fp = fopen(path, "r");
+	struct infile in;
+	FILE *fp = infile_open(path, "file", &in, err, errlen);
 	int is;
 
 	if (fp == NULL)
-		return 0;
+		return -1;
 	is = fread(buf, 1, sizeof(buf), fp) == sizeof(buf) &&
 	    memcmp(buf, TRACEFILE_MAGIC "\n", sizeof(buf)) == 0;
+	if (ferror(fp)) {
+		snprintf(err, errlen, "cannot read file '%s': %s", path,
+		    in.why[0] != '\0' ? in.why : strerror(errno));
+		is = -1;
+	}
 	fclose(fp);
 	return is;
 }
@@ -259,17 +269,15 @@ parse_record(
 int
 tracefile_read(const char *path, struct tracefile *tf, char *err, size_t errlen)
 {
+	struct infile in;
 	FILE *fp;
 	char *line = NULL;
 	size_t cap = 0, caprec = 0, caplabel = 0, lineno = 0;
 	ssize_t len;
 
 	memset(tf, 0, sizeof(*tf));
-	if ((fp = fopen(path, "r")) == NULL) {
-		snprintf(err, errlen, "cannot open trace '%s': %s", path,
-		    strerror(errno));
+	if ((fp = infile_open(path, "trace", &in, err, errlen)) == NULL)
 		return -1;
-	}
 	while ((len = getline(&line, &cap, fp)) != -1) {
 		const char *why = "malformed";
 		struct blkev r;
@@ -280,10 +288,13 @@ tracefile_read(const char *path, struct tracefile *tf, char *err, size_t errlen)
 			line[--len] = '\0';
 		if (lineno == 1) {
 			if (strcmp(line, TRACEFILE_MAGIC) != 0) {
+				if (ferror(fp))
+					goto unreadable;
 				snprintf(err, errlen,
-				    "'%s' is not a ubcreplay "
-				    "trace (first line is not '%s')",
-				    path, TRACEFILE_MAGIC);
+				    "'%s' is not a ubcreplay trace (%sfirst "
+				    "line is not '%s')",
+				    path, in.gzip ? "inflated, its " : "",
+				    TRACEFILE_MAGIC);
 				goto fail;
 			}
 			continue;
@@ -347,10 +358,21 @@ tracefile_read(const char *path, struct tracefile *tf, char *err, size_t errlen)
 		tf->rec[tf->nrec++] = r;
 		continue;
 	bad:
+		/* A line cut short by a cut .gz is not a bad record. */
+		if (ferror(fp))
+			goto unreadable;
 		snprintf(
 		    err, errlen, "trace '%s' line %zu: %s", path, lineno, why);
 		goto fail;
 	}
+	/*
+	 * Compressed data is whole only when its trailer has been read and
+	 * checked: read to the end past the result.
+	 */
+	while (in.gzip && !ferror(fp) && getc(fp) != EOF)
+		;
+	if (ferror(fp))
+		goto unreadable;
 	if (lineno == 0) {
 		snprintf(err, errlen, "trace '%s' is empty", path);
 		goto fail;
@@ -362,6 +384,9 @@ tracefile_read(const char *path, struct tracefile *tf, char *err, size_t errlen)
 	free(line);
 	fclose(fp);
 	return 0;
+unreadable:
+	snprintf(err, errlen, "cannot read trace '%s': %s", path,
+	    in.why[0] != '\0' ? in.why : strerror(errno));
 fail:
 	free(line);
 	fclose(fp);

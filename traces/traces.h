@@ -182,9 +182,11 @@ int tracefile_write(const char *path, const struct target *t,
 /* Reads path; the error names the file and the line. */
 int tracefile_read(
     const char *path, struct tracefile *tf, char *err, size_t errlen);
-/* 1 when the file at path starts as a trace file, 0 when not (or unreadable).
+/*
+ * 1 when the file at path starts as a trace file, 0 when it is something
+ * else, -1 when it cannot be opened or read (a cut .gz), saying why in err.
  */
-int tracefile_is(const char *path);
+int tracefile_is(const char *path, char *err, size_t errlen);
 void tracefile_free(struct tracefile *tf);
 
 /*
