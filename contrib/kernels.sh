@@ -98,7 +98,10 @@ fetch()
 	    die "busybox depmod failed for $1 ($2)"
 	[ -s "$tmp/root/lib/modules/$2/modules.dep" ] ||
 	    die "busybox depmod made no modules.dep for $1 ($2)"
-	mv "$tmp/root" "$cache/$1"
+	# Another run may have put it in place meanwhile: then theirs stays.
+	if ! mv -T "$tmp/root" "$cache/$1" 2>/dev/null; then
+		[ -d "$cache/$1/boot" ] || die "cannot move $1 into '$cache'"
+	fi
 	cleanup
 }
 

@@ -170,6 +170,40 @@ bad_name_body()
 	[ -z "$(ls -A cache)" ] || atf_fail "left: $(ls -A cache)"
 }
 
+atf_test_case interrupted
+interrupted_head()
+{
+	atf_set descr "SIGTERM to the script and its children in mid-fetch: nothing left in the cache, no process left"
+	atf_set timeout 600
+}
+interrupted_body()
+{
+	require_tools
+	require_prog setsid
+	pkg=$(apt-cache pkgnames linux-image-6. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || atf_skip "the apt lists hold no 6.12 amd64 image (apt-get update as root)"
+	require_net "$pkg"
+	export UBC_KERNEL_CACHE=$PWD/cache
+	setsid sh "$script" "$pkg" >out 2>err &
+	pid=$!
+	# Into the download or the unpacking, then the whole group, as a
+	# terminal's ^C would.
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		grep -qE 'downloading|unpacking' err 2>/dev/null && break
+		sleep 0.5
+	done
+	sleep 1
+	kill -TERM -- "-$pid" 2>/dev/null || atf_fail "the script ended before the signal: $(cat err)"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -ne 0 ] || atf_fail "exit 0 after SIGTERM"
+	[ -s out ] && atf_fail "printed a kernel after SIGTERM: $(cat out)"
+	sleep 1
+	[ -z "$(ls -A cache)" ] || atf_fail "left in the cache: $(ls -A cache)"
+	pgrep -g "$pid" >/dev/null && atf_fail "processes left: $(pgrep -a -g "$pid")"
+	return 0
+}
+
 atf_test_case no_apt
 no_apt_head()
 {
@@ -199,5 +233,6 @@ atf_init_test_cases()
 	atf_add_test_case newest
 	atf_add_test_case fresh
 	atf_add_test_case bad_name
+	atf_add_test_case interrupted
 	atf_add_test_case no_apt
 }
