@@ -654,7 +654,9 @@ times_comparable(struct cmp *c)
 	        : "",
 	    differ ? " the accelerators differ;" : "",
 	    parallel ? " guests run in parallel share the CPUs;" : "");
-	c->times_why[strlen(c->times_why) - 1] = '\0';
+	len = strlen(c->times_why);
+	if (c->times_why[len - 1] == ';')
+		c->times_why[len - 1] = '\0';
 }
 
 /* A seed from the metric name, so intervals do not depend on row order. */
