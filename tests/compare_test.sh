@@ -436,11 +436,18 @@ vm_text_body()
 	    atf_fail "series: the emulated row is not marked"
 	grep -q "guest kernel 6.1.0-57-amd64, accel tcg, parallel guests" out ||
 	    atf_fail "the results list does not name the guest"
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare --svg c.svg \
+	    kvm.json def.json
+	grep -q 'seconds: emulated (TCG), not comparable<' c.svg ||
+	    atf_fail "the picture does not mark the times emulated"
 	# Between host results nothing of this shows.
 	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
 	    "$fx/host_default.json" "$fx/host_default2.json" "$fx/host_sync.json"
 	grep -q 'emulated\|n/c\|guest kernel\|accel' out &&
 	    atf_fail "host results marked as guests'"
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare --svg h.svg \
+	    "$fx/host_default.json" "$fx/host_sync.json"
+	grep -q 'seconds<' h.svg || atf_fail "the picture's time title changed"
 	return 0
 }
 
