@@ -388,6 +388,8 @@ cmp_result_free(struct cmp_result *r)
 	free(r->resolution);
 	free(r->devices);
 	free(r->target);
+	free(r->accel);
+	free(r->kernel_release);
 	free(r);
 }
 
@@ -397,6 +399,40 @@ basename_of(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s != NULL && s[1] != '\0' ? s + 1 : path;
+}
+
+/*
+ * The guest a result was measured in, from its "vm" object: absent on the
+ * host. An accelerator this reader does not know is refused, since whether
+ * the times may be compared depends on it.
+ */
+static int
+read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
+    size_t errlen)
+{
+	json_t *vm = json_object_get(doc, "vm");
+	const char *accel = str_at(vm, "accel");
+	double par = 1;
+
+	if (vm == NULL) {
+		r->accel = xstrdup("none");
+		r->kernel_release = xstrdup("");
+		r->parallel_guests = 1;
+		return 0;
+	}
+	if (!json_is_object(vm) ||
+	    (strcmp(accel, "kvm") != 0 && strcmp(accel, "tcg") != 0)) {
+		snprintf(err, errlen,
+		    "'%s' has a \"vm\" object without a known accel (kvm "
+		    "or tcg)",
+		    name);
+		return -1;
+	}
+	num_at(vm, "parallel_guests", &par);
+	r->accel = xstrdup(accel);
+	r->kernel_release = xstrdup(str_at(vm, "kernel_release"));
+	r->parallel_guests = par >= 1 ? to_u64(par) : 1;
+	return 0;
 }
 
 struct cmp_result *
@@ -461,9 +497,14 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	    xstrdup(str_at(json_object_get(doc, "probe"), "resolution"));
 	r->devices = xstrdup(fsdevs);
 	r->target = xstrdup(target);
+	if (read_vm(r, doc, name, err, errlen) == -1) {
+		cmp_result_free(r);
+		return NULL;
+	}
 	if (r->path == NULL || r->label == NULL || r->kind == NULL ||
 	    r->archive == NULL || r->probe == NULL || r->resolution == NULL ||
-	    r->devices == NULL || r->target == NULL)
+	    r->devices == NULL || r->target == NULL || r->accel == NULL ||
+	    r->kernel_release == NULL)
 		goto nomem;
 
 	r->runs = json_array_size(runs);
@@ -569,6 +610,53 @@ fairness(struct cmp *c, const struct cmp_result *a, const struct cmp_result *b)
 	        *a->devices ? a->devices : "no device") == -1)
 		return -1;
 	return 0;
+}
+
+/*
+ * Whether the results' times can be compared, and if not why, naming every
+ * result and its accelerator: emulated (TCG) times run at the emulator's
+ * pace, different accelerators time different machines, and guests run side
+ * by side share the host's CPUs.
+ */
+static void
+times_comparable(struct cmp *c)
+{
+	int tcg = 0, differ = 0, parallel = 0;
+	size_t len;
+
+	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		tcg |= strcmp(r->accel, "tcg") == 0;
+		differ |= strcmp(r->accel, c->result[0]->accel) != 0;
+		parallel |= r->parallel_guests > 1;
+	}
+	c->emulated = tcg;
+	c->times_ok = !tcg && !differ && !parallel;
+	if (c->times_ok)
+		return;
+	snprintf(c->times_why, sizeof(c->times_why), "times of");
+	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		len = strlen(c->times_why);
+		snprintf(c->times_why + len, sizeof(c->times_why) - len,
+		    "%s '%s' (%s%s", i > 0 ? "," : "", r->path,
+		    strcmp(r->accel, "none") == 0 ? "bare metal, accel none"
+		                                  : r->accel,
+		    r->parallel_guests > 1 ? ", parallel guests)" : ")");
+	}
+	len = strlen(c->times_why);
+	snprintf(c->times_why + len, sizeof(c->times_why) - len,
+	    " are not comparable:%s%s%s",
+	    tcg ? " TCG times are emulated, not comparable with KVM or bare "
+	          "metal;"
+	        : "",
+	    differ ? " the accelerators differ;" : "",
+	    parallel ? " guests run in parallel share the CPUs;" : "");
+	len = strlen(c->times_why);
+	if (c->times_why[len - 1] == ';')
+		c->times_why[len - 1] = '\0';
 }
 
 /* A seed from the metric name, so intervals do not depend on row order. */
@@ -723,6 +811,9 @@ cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts, char *err,
 			}
 	}
 	compare_hists(c);
+	times_comparable(c);
+	if (!c->times_ok && warn(c, "%s", c->times_why) == -1)
+		goto nomem;
 	return c;
 nomem:
 	cmp_free(c);
@@ -813,6 +904,13 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
 				if ((len = strlen(err)) + 2 < errlen)
 					snprintf(err + len, errlen - len, " %s",
 					    c->row[k].name);
+			return -1;
+		}
+		if (row->unit == CMP_NS && !c->times_ok) {
+			snprintf(err, errlen,
+			    "--fail-if %s: cannot judge a time: %s; gate on "
+			    "sizes or counts instead",
+			    gate->spec, c->times_why);
 			return -1;
 		}
 		for (size_t i = 1; i < c->nresult; i++) {

@@ -19,6 +19,13 @@
  * and the transfer-size histograms by layer: "app.write", "write", "read",
  * "nfs.write", "nfs.read".
  *
+ * The times (the metrics in nanoseconds) are compared only between results
+ * measured alike: a result from a guest (`ubcreplay vm`, its "vm" object)
+ * says which accelerator ran it, and times emulated by TCG, times from
+ * different accelerators (the host is "none") or from guests run side by
+ * side are not comparable. Sizes and counts come from the guest kernel's
+ * own logic and stay comparable.
+ *
  *	struct cmp_result *r[2];
  *	struct cmp *c;
  *
@@ -79,7 +86,11 @@ struct cmp_result {
 	char *resolution;
 	char *devices; /* the filesystem device names, joined */
 	char *target;  /* fstype and options */
-	size_t runs;   /* all runs, and those that were ok */
+	/* From the "vm" object; accel "none" and kernel "" on the host. */
+	char *accel;              /* "none", "kvm", "tcg" */
+	char *kernel_release;     /* the guest's */
+	uint64_t parallel_guests; /* guests running at once; 1 on the host */
+	size_t runs;              /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t nseries;
 	struct cmp_series *series;
@@ -162,7 +173,10 @@ struct cmp {
 	struct cmp_row *row;
 	struct cmp_hist *hist[CMP_NLAYER]; /* one per result */
 	size_t nwarn;
-	char **warn; /* what makes the comparison less fair */
+	char **warn;  /* what makes the comparison less fair */
+	int times_ok; /* the times can be compared; else why not: */
+	char times_why[1024];
+	int emulated; /* some result's times are emulated (TCG) */
 };
 
 /*
@@ -205,9 +219,10 @@ struct cmp_failure {
 /*
  * Checks every gate against every result but the baseline. Returns the
  * number of failures (writing up to nfail of them), or -1 when a gate cannot
- * be judged: its metric is unknown or missing from a result, or there are
- * too few runs for the rank test to ever reach alpha, so that a CI job
- * never passes a gate that could not have failed.
+ * be judged: its metric is unknown or missing from a result, there are too
+ * few runs for the rank test to ever reach alpha, or it is a time and the
+ * times are not comparable (c->times_ok), so that a CI job never passes a
+ * gate that could not have failed, nor fails one on an artefact.
  */
 int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
     size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,

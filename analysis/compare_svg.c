@@ -224,7 +224,14 @@ times_panel(FILE *fp, const struct cmp *c, double y)
 	step = grid_step(top);
 	top = ceil(top / step) * step;
 	text(fp, LEFT, y + 16, "start", "font-weight=\"bold\"",
-	    "elapsed time of every run (dots) and the median (bar), seconds");
+	    c->times_ok
+	        ? "elapsed time of every run (dots) and the median (bar), "
+	          "seconds"
+	        : c->emulated
+	        ? "elapsed time of every run (dots) and the median (bar), "
+	          "seconds: emulated (TCG), not comparable"
+	        : "elapsed time of every run (dots) and the median (bar), "
+	          "seconds: not comparable (accelerators or parallel guests)");
 	y += 30;
 	base = y + ROW_H * (double)c->nresult;
 	for (double g = 0; g <= top + 1e-9; g += step) {

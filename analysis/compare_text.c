@@ -77,10 +77,23 @@ marker(enum cmp_verdict v)
 	return v == CMP_CHANGED ? "*" : v == CMP_TOO_FEW ? "?" : " ";
 }
 
+/*
+ * A time that cannot be compared shows no change: "emulated" when TCG
+ * measured either side, else "n/c".
+ */
 static void
-format_change(char *buf, size_t len, const struct cmp_cell *cell)
+format_change(char *buf, size_t len, const struct cmp *c,
+    const struct cmp_row *row, size_t i)
 {
-	if (!cell->present)
+	const struct cmp_cell *cell = &row->cell[i];
+
+	if (cell->present && row->unit == CMP_NS && !c->times_ok)
+		snprintf(buf, len, "%s",
+		    strcmp(c->result[i]->accel, "tcg") == 0 ||
+		            strcmp(c->result[0]->accel, "tcg") == 0
+		        ? "emulated"
+		        : "n/c");
+	else if (!cell->present)
 		snprintf(buf, len, "-");
 	else if (!cell->ratio_valid)
 		snprintf(buf, len, "n/a %s", marker(cell->verdict));
@@ -120,6 +133,11 @@ print_results(const struct cmp *c, FILE *fp)
 		    r->target, *r->devices ? r->devices : "none",
 		    *r->probe ? r->probe : "?",
 		    *r->resolution ? r->resolution : "?");
+		if (strcmp(r->accel, "none") != 0)
+			fprintf(fp, "     guest kernel %s, accel %s%s\n",
+			    *r->kernel_release ? r->kernel_release : "?",
+			    r->accel,
+			    r->parallel_guests > 1 ? ", parallel guests" : "");
 	}
 	for (size_t w = 0; w < c->nwarn; w++)
 		fprintf(fp, "warning: %s\n", c->warn[w]);
@@ -165,7 +183,7 @@ print_table(const struct cmp *c, FILE *fp, int all)
 			}
 			fprintf(fp, "%*s  %-*s", MEDW, med, RANGEW - 2, range);
 			if (i > 0) {
-				format_change(chg, sizeof(chg), cell);
+				format_change(chg, sizeof(chg), c, row, i);
 				fprintf(fp, "%*s", CHGW, chg);
 			}
 		}
@@ -175,8 +193,14 @@ print_table(const struct cmp *c, FILE *fp, int all)
 	    "\n  median and range (min-max) over each result's "
 	    "successful runs; change: median against\n  the baseline's. "
 	    "* significant (Mann-Whitney U over runs, p < %g); ? too few "
-	    "runs\n  to test; unmarked: no significant change.\n\n",
+	    "runs\n  to test; unmarked: no significant change.\n",
 	    c->opts.alpha);
+	if (!c->times_ok)
+		fprintf(fp,
+		    "  %s: times not compared (the warning above says "
+		    "why).\n",
+		    c->emulated ? "emulated" : "n/c");
+	fputc('\n', fp);
 }
 
 static void
@@ -204,7 +228,8 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			const struct cmp_cell *cell = &row->cell[i];
 
 			if (!row_shown(c, row, all) || !cell->present ||
-			    !row->cell[0].present)
+			    !row->cell[0].present ||
+			    (row->unit == CMP_NS && !c->times_ok))
 				continue;
 			if (cell->verdict == CMP_TOO_FEW) {
 				few++;
@@ -252,6 +277,9 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 			    "runs cannot give p below %.3g\n",
 			    changed + same > 0 ? " for some metrics" : "", fa,
 			    fb, pmin);
+		if (!c->times_ok)
+			fprintf(fp, "  times not compared: %s\n",
+			    c->emulated ? "emulated (TCG)" : "not comparable");
 		if (changed == 0 && same > 0 && few == 0)
 			fprintf(fp, "  no significant change\n");
 		else if (same > 0)
@@ -360,16 +388,31 @@ median_of(const struct cmp *c, size_t i, const char *name, int *ok)
 	return *ok ? row->cell[i].sum.median : 0;
 }
 
+/* Whether any result was measured in a guest. */
+static int
+any_guest(const struct cmp *c)
+{
+	for (size_t i = 0; i < c->nresult; i++)
+		if (strcmp(c->result[i]->accel, "none") != 0)
+			return 1;
+	return 0;
+}
+
 static void
 print_series(const struct cmp *c, FILE *fp)
 {
 	const char *size = cmp_row_find(c, "write.mean_bytes") != NULL
 	    ? "write.mean_bytes"
 	    : "app.write.mean_bytes";
+	int guest = any_guest(c);
 
-	fprintf(fp, "Series (medians):\n  %-22s %10s %8s %8s %12s\n", "label",
+	fprintf(fp, "Series (medians):\n  %-22s %10s %8s %8s %12s", "label",
 	    "elapsed", "/first", "/prev", "write size");
+	if (guest)
+		fprintf(fp, "  %-24s %s", "kernel", "accel");
+	fputc('\n', fp);
 	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
 		char t[32] = "-", w[32] = "-", r1[16] = "-", rp[16] = "-";
 		int ok, ok0, okp = 0, okw;
 		double e = median_of(c, i, "elapsed", &ok);
@@ -383,12 +426,27 @@ print_series(const struct cmp *c, FILE *fp)
 				snprintf(r1, sizeof(r1), "%.2f", e / e0);
 			if (i > 0 && okp && ep > 0)
 				snprintf(rp, sizeof(rp), "%.2f", e / ep);
+			/* Ratios of times that cannot be compared: none. */
+			if (!c->times_ok) {
+				snprintf(r1, sizeof(r1), "n/c");
+				snprintf(
+				    rp, sizeof(rp), "%s", i > 0 ? "n/c" : "-");
+			}
 		}
 		if (okw)
 			cmp_format_value(w, sizeof(w), ws, CMP_BYTES);
-		fprintf(fp, "  %-22.22s %10s %8s %8s %12s\n",
-		    c->result[i]->label, t, r1, rp, w);
+		fprintf(
+		    fp, "  %-22.22s %10s %8s %8s %12s", r->label, t, r1, rp, w);
+		if (guest)
+			fprintf(fp, "  %-24.24s %s%s",
+			    *r->kernel_release ? r->kernel_release : "host",
+			    r->accel,
+			    strcmp(r->accel, "tcg") == 0 ? " (emulated times)"
+			                                 : "");
+		fputc('\n', fp);
 	}
+	if (!c->times_ok)
+		fprintf(fp, "  n/c: %s\n", c->times_why);
 	fputc('\n', fp);
 }
 

@@ -50,6 +50,35 @@ hist_from(const json_t *h, struct hist *out)
 	hist_from_key(h, "min_bytes", out);
 }
 
+/*
+ * The guest the result was measured in (`ubcreplay vm`), and what that
+ * means for its times.
+ */
+static void
+vm_line(json_t *doc, FILE *fp)
+{
+	const json_t *vm = json_object_get(doc, "vm");
+
+	if (!json_is_object(vm))
+		return;
+	fprintf(fp,
+	    "vm       kernel %s, accel %s, %" PRId64 " cpus, %" PRId64
+	    " MiB, booted in %.2f s\n",
+	    result_gets(vm, "kernel_release"), result_gets(vm, "accel"),
+	    result_geti(vm, "cpus"), result_geti(vm, "mem_mib"),
+	    (double)result_geti(vm, "boot_ns") / 1e9);
+	if (strcmp(result_gets(vm, "accel"), "kvm") != 0)
+		fprintf(fp,
+		    "         the elapsed times are emulated (%s): not "
+		    "comparable with KVM or bare metal\n",
+		    result_gets(vm, "accel"));
+	if (result_geti(vm, "parallel_guests") > 1)
+		fprintf(fp,
+		    "         %" PRId64 " guests ran in parallel: their times "
+		    "are not comparable\n",
+		    result_geti(vm, "parallel_guests"));
+}
+
 static void
 header(json_t *doc, FILE *fp)
 {
@@ -106,6 +135,7 @@ header(json_t *doc, FILE *fp)
 		fprintf(fp, " every %" PRId64 " ms",
 		    result_geti(p, "interval_ns") / 1000000);
 	fprintf(fp, ": %s\n", result_gets(p, "why"));
+	vm_line(doc, fp);
 }
 
 static void

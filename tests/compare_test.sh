@@ -299,6 +299,171 @@ odd_values_body()
 	    atf_fail "metrics missing from some runs are not told apart"
 }
 
+# withvm IN OUT ACCEL [PARALLEL]: the real result IN (fixtures/compare_test/
+# host_*.json, written by `ubcreplay -n 5 -o` on a loop ext4) as if measured
+# in a guest: a "vm" object as `ubcreplay vm` writes it, added to OUT.
+withvm()
+{
+	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "cannot write $2"
+import json, sys
+src, dst, accel = sys.argv[1:4]
+par = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+d = json.load(open(src))
+d["vm"] = {"kernel": "/k/vmlinuz-6.1.0-57-amd64", "kernel_sha256": "0" * 64,
+           "kernel_release": "6.1.0-57-amd64", "cmdline": "console=ttyS0",
+           "accel": accel, "cpus": 2, "mem_mib": 512,
+           "qemu_version": "7.2.17", "boot_ns": 4700000000,
+           "parallel_guests": par,
+           "image": {"fstype": "ext4", "mkfs_options": "",
+                     "mount_options": "", "size_bytes": 1 << 30}}
+json.dump(d, open(dst, "w"))
+EOF
+}
+
+# gate_same GATE A B A2 B2: the gate judges the guest results A2 B2 as it
+# judges the host results A B they were made from: same exit, same lines.
+# Prints the exit status.
+gate_same()
+{
+	"$ubc" compare --fail-if "$1" "$2" "$3" >host.out 2>host.err
+	want=$?
+	[ "$want" -eq 0 ] || [ "$want" -eq 1 ] ||
+	    atf_fail "$1 on the host results exits $want: $(cat host.err)"
+	"$ubc" compare --fail-if "$1" "$4" "$5" >vm.out 2>vm.err
+	got=$?
+	[ "$got" -eq "$want" ] ||
+	    atf_fail "$1: the host results exit $want, the guests' $got: $(cat vm.err)"
+	grep -E '^  (FAIL|all passed)' host.out | sed "s|$2|A|;s|$3|B|" >h
+	grep -E '^  (FAIL|all passed)' vm.out | sed "s|$4|A|;s|$5|B|" >v
+	[ -s h ] || atf_fail "$1: no verdict printed"
+	cmp -s h v || atf_fail "$1: the host results say '$(cat h)', the guests '$(cat v)'"
+	echo "$want"
+}
+
+atf_test_case vm_tcg
+vm_tcg_head()
+{
+	atf_set descr "TCG against TCG: a time gate is refused (exit 2, naming the results and accelerators), size gates are judged as on the host"
+}
+vm_tcg_body()
+{
+	withvm "$fx/host_default.json" def.json tcg
+	withvm "$fx/host_default2.json" def2.json tcg
+	withvm "$fx/host_sync.json" sync.json tcg
+	for g in elapsed:+10% user:+10% sys:-5% extract.elapsed:+10% \
+	    sync.sys:+1%; do
+		atf_check -s exit:2 -o empty -e save:err "$ubc" compare \
+		    --fail-if write.mean_bytes:-20% --fail-if "$g" def.json \
+		    sync.json
+		grep -qF "'def.json' (tcg), 'sync.json' (tcg) are not comparable: TCG times are emulated" err ||
+		    atf_fail "$g: the refusal does not name the results and accelerators: $(cat err)"
+	done
+	# Sizes: the data decide, as they do between the host results.
+	v=$(gate_same write.mean_bytes:-20% "$fx/host_default.json" \
+	    "$fx/host_sync.json" def.json sync.json) || exit 1
+	[ "$v" = 1 ] || atf_fail "sync's smaller writes do not fail the size gate"
+	v=$(gate_same write.mean_bytes:-20% "$fx/host_default.json" \
+	    "$fx/host_default2.json" def.json def2.json) || exit 1
+	[ "$v" = 0 ] || atf_fail "the same configuration fails the size gate"
+	gate_same flushes:+50% "$fx/host_default.json" "$fx/host_sync.json" \
+	    def.json sync.json >/dev/null || exit 1
+}
+
+atf_test_case vm_kvm
+vm_kvm_head()
+{
+	atf_set descr "KVM against KVM: time gates are judged as on the host; KVM against the host, or guests run in parallel: refused"
+}
+vm_kvm_body()
+{
+	withvm "$fx/host_default.json" def.json kvm
+	withvm "$fx/host_default2.json" def2.json kvm
+	withvm "$fx/host_sync.json" sync.json kvm
+	withvm "$fx/host_sync.json" par.json kvm 2
+	v=$(gate_same elapsed:+10% "$fx/host_default.json" \
+	    "$fx/host_sync.json" def.json sync.json) || exit 1
+	[ "$v" = 1 ] || atf_fail "sync's longer extraction does not fail the time gate"
+	v=$(gate_same elapsed:+10% "$fx/host_default.json" \
+	    "$fx/host_default2.json" def.json def2.json) || exit 1
+	[ "$v" = 0 ] || atf_fail "the same configuration fails the time gate"
+	atf_check -s exit:2 -o empty -e save:err "$ubc" compare \
+	    --fail-if elapsed:+10% def.json "$fx/host_sync.json"
+	grep -qF "'def.json' (kvm), '$fx/host_sync.json' (bare metal, accel none) are not comparable: the accelerators differ" err ||
+	    atf_fail "kvm against the host: $(cat err)"
+	atf_check -s exit:2 -o empty -e save:err "$ubc" compare \
+	    --fail-if elapsed:+10% def.json par.json
+	grep -qF "'par.json' (kvm, parallel guests) are not comparable: guests run in parallel" err ||
+	    atf_fail "parallel guests: $(cat err)"
+	# A size gate with parallel guests is judged.
+	atf_check -s exit:1 -o ignore -e ignore "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% def.json par.json
+}
+
+atf_test_case vm_text
+vm_text_head()
+{
+	atf_set descr "report and compare say which guest ran a result and mark emulated times in the table and the series"
+}
+vm_text_body()
+{
+	withvm "$fx/host_default.json" def.json tcg
+	withvm "$fx/host_sync.json" sync.json tcg 2
+	withvm "$fx/host_default2.json" kvm.json kvm
+	atf_check -s exit:0 -o save:r -e empty "$ubc" report sync.json
+	grep -qx 'vm       kernel 6.1.0-57-amd64, accel tcg, 2 cpus, 512 MiB, booted in 4.70 s' r ||
+	    atf_fail "no vm line: $(grep '^vm' r)"
+	grep -q 'the elapsed times are emulated (tcg): not comparable with KVM or bare metal' r ||
+	    atf_fail "no word that the times are emulated"
+	grep -q '2 guests ran in parallel: their times are not comparable' r ||
+	    atf_fail "no word of the parallel guests"
+	atf_check -s exit:0 -o save:r -e empty "$ubc" report kvm.json
+	grep -q 'emulated\|parallel' r && atf_fail "a KVM result called emulated"
+	atf_check -s exit:0 -o save:r -e empty "$ubc" report \
+	    "$fx/host_default.json"
+	grep -q '^vm ' r && atf_fail "a vm line for a result from the host"
+
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare kvm.json \
+	    def.json sync.json
+	row out elapsed | grep -q ' emulated .* emulated$' ||
+	    atf_fail "elapsed not marked emulated: $(row out elapsed)"
+	row out write.mean_bytes | grep -q '%' ||
+	    atf_fail "a size row lost its change: $(row out write.mean_bytes)"
+	grep -q '^  times not compared: emulated (TCG)$' out ||
+	    atf_fail "the verdicts compare emulated times"
+	grep -Eq '^  ext4 default again +[0-9.]+ m?s +n/c +- +[0-9.]+K +6\.1\.0-57-amd64 +kvm$' out ||
+	    atf_fail "series: first row wrong: $(grep -A2 '^Series' out)"
+	grep -Eq '^  ext4 sync +[0-9.]+ m?s +n/c +n/c +[0-9.]+K +6\.1\.0-57-amd64 +tcg \(emulated times\)$' out ||
+	    atf_fail "series: the emulated row is not marked"
+	grep -q "guest kernel 6.1.0-57-amd64, accel tcg, parallel guests" out ||
+	    atf_fail "the results list does not name the guest"
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare --svg c.svg \
+	    kvm.json def.json
+	grep -q 'seconds: emulated (TCG), not comparable<' c.svg ||
+	    atf_fail "the picture does not mark the times emulated"
+	# Between host results nothing of this shows.
+	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
+	    "$fx/host_default.json" "$fx/host_default2.json" "$fx/host_sync.json"
+	grep -q 'emulated\|n/c\|guest kernel\|accel' out &&
+	    atf_fail "host results marked as guests'"
+	atf_check -s exit:0 -o ignore -e empty "$ubc" compare --svg h.svg \
+	    "$fx/host_default.json" "$fx/host_sync.json"
+	grep -q 'seconds<' h.svg || atf_fail "the picture's time title changed"
+	return 0
+}
+
+atf_test_case vm_bad
+vm_bad_head()
+{
+	atf_set descr "a vm object with no known accelerator is refused, naming the file"
+}
+vm_bad_body()
+{
+	withvm "$fx/host_default.json" x.json qemu
+	bad 'has a "vm" object without a known accel (kvm or tcg)' x.json
+	/usr/bin/python3 -c 'import json; d = json.load(open("x.json")); d["vm"] = "tcg"; json.dump(d, open("y.json", "w"))'
+	bad 'has a "vm" object without a known accel' y.json
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case significant
@@ -313,4 +478,8 @@ atf_init_test_cases()
 	atf_add_test_case report_svg
 	atf_add_test_case nfs
 	atf_add_test_case odd_values
+	atf_add_test_case vm_tcg
+	atf_add_test_case vm_kvm
+	atf_add_test_case vm_text
+	atf_add_test_case vm_bad
 }

@@ -1,0 +1,134 @@
+#!/bin/sh
+# vm-bisect.sh - one step of `git bisect run` on a kernel source tree: build
+# the kernel at the commit checked out, run the job on the base kernel and on
+# this one with `ubcreplay vm`, and tell git bisect what the gate said.
+#
+#   cd linux
+#   git bisect start BAD GOOD
+#   git bisect run /path/to/contrib/vm-bisect.sh -b base/bzImage \
+#       -F write.mean_bytes:-20% -a archive.tar.gz [-- VM-OPTIONS...]
+#
+#   -b KERNEL   the base kernel, the first -k (or UBC_BISECT_BASE)
+#   -F GATE     a --fail-if gate, repeatable (or UBC_BISECT_GATE, gates
+#               separated by spaces); at least one
+#   -a ARCHIVE  the job's archive (or UBC_BISECT_ARCHIVE)
+#   -o DIR      keep each step's results in DIR/COMMIT/ and what `ubcreplay
+#               vm` printed in DIR/COMMIT.log (or UBC_BISECT_OUT; by
+#               default they go to a temporary directory, then away)
+#   -- ...      further options for `ubcreplay vm` (-t, -m, -O, -n, --accel)
+#
+# The build: UBC_BISECT_BUILD, a shell command run at the top of the tree
+# that builds the kernel and prints the path of its image as its last line
+# of output; by default `make -j$(nproc) bzImage` and arch/x86/boot/bzImage.
+# The kernel then needs no modules for the job (virtio, 9p and the
+# filesystem built in), unless VM-OPTIONS say where they are. UBCREPLAY
+# names the binary (default: ubcreplay in PATH).
+#
+# Exit status, as git bisect run reads it: 0 good (no gate failed), 1 bad
+# (a gate failed: `ubcreplay vm` exited 1), 125 skip (the kernel did not
+# build, did not boot, or the gate could not be judged: any other exit of
+# `ubcreplay vm`, 2 included). A mistake in the recipe itself (no base
+# kernel, no gate, no `ubcreplay vm`), or an interrupt, exits 255, which
+# stops the bisection instead of skipping every commit.
+set -u
+
+me=vm-bisect.sh
+ubc=${UBCREPLAY:-ubcreplay}
+base=${UBC_BISECT_BASE:-}
+gates=${UBC_BISECT_GATE:-}
+archive=${UBC_BISECT_ARCHIVE:-}
+keep=${UBC_BISECT_OUT:-}
+build=${UBC_BISECT_BUILD:-'make -j"$(nproc)" bzImage >&2 && echo arch/x86/boot/bzImage'}
+tmp=
+
+abort()
+{
+	echo "$me: $*" >&2
+	exit 255
+}
+
+cleanup()
+{
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	tmp=
+}
+trap cleanup EXIT
+trap 'cleanup; exit 255' INT TERM HUP
+
+# verdict STATUS: what git bisect is told when `ubcreplay vm` exits STATUS.
+verdict()
+{
+	case $1 in
+	0) echo 0 ;;
+	1) echo 1 ;;
+	*) echo 125 ;;
+	esac
+}
+
+while getopts b:F:a:o: opt; do
+	case $opt in
+	b) base=$OPTARG ;;
+	F) gates="$gates $OPTARG" ;;
+	a) archive=$OPTARG ;;
+	o) keep=$OPTARG ;;
+	*) abort "usage: $me -b KERNEL -F GATE... -a ARCHIVE [-o DIR] [-- VM-OPTIONS...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+[ -n "$base" ] || abort "no base kernel (-b KERNEL or UBC_BISECT_BASE)"
+[ -f "$base" ] || abort "base kernel '$base' does not exist"
+[ -n "$(echo $gates)" ] || abort "no gate (-F METRIC:CHANGE or UBC_BISECT_GATE)"
+[ -n "$archive" ] || abort "no archive (-a ARCHIVE or UBC_BISECT_ARCHIVE)"
+[ -f "$archive" ] || abort "archive '$archive' does not exist"
+# Before vm existed, `ubcreplay vm -h` printed the usage of the main job.
+usage=$("$ubc" vm -h 2>&1) && echo "$usage" | grep -q 'ubcreplay vm ' ||
+    abort "'$ubc vm' does not run: a ubcreplay with the vm command is needed (UBCREPLAY)"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null) ||
+    abort "not in a git tree: run me from git bisect run"
+
+# The build, its output kept apart from the path it prints.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-bisect.XXXXXX") || abort "cannot make a temporary directory"
+if ! sh -c "$build" >"$tmp/build.out"; then
+	echo "$me: $commit: the build failed: skip" >&2
+	exit 125
+fi
+kernel=$(sed '/^[[:space:]]*$/d' "$tmp/build.out" | tail -n 1)
+case $kernel in
+/*) ;;
+?*) kernel=$PWD/$kernel ;;
+esac
+if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+	echo "$me: $commit: the build named no kernel that exists ('$kernel'): skip" >&2
+	exit 125
+fi
+
+if [ -n "$keep" ]; then
+	out=$keep/$commit
+	rm -rf "$out"
+	mkdir -p "$out" || abort "cannot make '$out'"
+else
+	out=$tmp/out
+fi
+# The gates go first, in the order given.
+set -- -o "$out" "$@"
+rev=
+for g in $gates; do
+	rev="$g $rev"
+done
+for g in $rev; do
+	set -- --fail-if "$g" "$@"
+done
+"$ubc" vm -k "$base" -k "$kernel" "$@" "$archive" >"$tmp/vm.out" 2>"$tmp/vm.err"
+rc=$?
+v=$(verdict $rc)
+case $v in
+0) what=good ;;
+1) what=bad ;;
+*) what=skip ;;
+esac
+echo "$me: $commit: $kernel: ubcreplay vm exited $rc: $what" >&2
+[ -z "$keep" ] || cat "$tmp/vm.out" "$tmp/vm.err" >"$keep/$commit.log"
+[ "$v" -eq 0 ] || tail -n 5 "$tmp/vm.err" | sed "s/^/$me:   /" >&2
+exit "$v"
