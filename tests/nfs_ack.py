@@ -161,7 +161,10 @@ def main(argv):
     nfs = json.load(open(argv[0]))["runs"][0]["nfs"]
     calls = load(argv[1])
     want, naive, got = figures(calls, 1), figures(calls, 0), ours(nfs)
-    bad = []
+    bad = ["the capture is not whole: loss %s = %d" % (k, v)
+           for k, v in nfs["loss"].items() if v and k in
+           ("pcap_drops", "truncated", "malformed", "calls_without_reply",
+            "replies_without_call", "bytes_skipped", "resyncs")]
     for part in ("write", "read", "commit"):
         for k in want[part]:
             print("%s.%s: ubcreplay %s tshark %s (by request alone %s)" %
