@@ -186,17 +186,23 @@ xfer_text(FILE *fp, const char *name, const json_t *x, const char *done)
 	    result_geti(x, "short_replies"), done);
 	if (result_geti(x, "calls") == 0)
 		return;
-	if (followed > 0)
+	if (followed > 0) {
 		fprintf(fp,
 		    "    sequential: %" PRId64 " of %" PRId64
 		    " (%.0f%%) continue where the previous one on the file "
-		    "ended, as its reply said %" PRId64 ", as it asked %" PRId64
-		    "\n",
+		    "ended",
 		    result_geti(x, "sequential"), followed,
 		    100.0 * (double)result_geti(x, "sequential") /
-		        (double)followed,
-		    result_geti(x, "judged_by_reply"),
-		    result_geti(x, "judged_by_request"));
+		        (double)followed);
+		/* Results from before the split have no such keys. */
+		if (json_object_get(x, "judged_by_reply") != NULL)
+			fprintf(fp,
+			    " (as its reply said: %" PRId64
+			    "; as it asked: %" PRId64 ")",
+			    result_geti(x, "judged_by_reply"),
+			    result_geti(x, "judged_by_request"));
+		fprintf(fp, "\n");
+	}
 	if (result_geti(x, "size_unknown") > 0)
 		fprintf(fp, "    size not captured: %" PRId64 "\n",
 		    result_geti(x, "size_unknown"));
@@ -239,14 +245,16 @@ nfs_report_text(const json_t *nfs, FILE *fp)
 	fprintf(fp, "  COMMIT: %" PRId64 " calls, %" PRId64 " replies\n",
 	    result_geti(c, "calls"), result_geti(c, "replies"));
 	if (result_geti(c, "calls") > 0) {
-		fprintf(fp,
-		    "    bytes written between COMMITs (per file): %" PRId64
-		    " in all; %" PRId64
-		    " WRITEs counted as acknowledged, %" PRId64
-		    " as requested (no reply before the COMMIT)\n",
-		    result_geti(c, "bytes_between"),
-		    result_geti(c, "writes_by_reply"),
-		    result_geti(c, "writes_by_request"));
+		fprintf(fp, "    bytes written between COMMITs (per file)");
+		if (json_object_get(c, "bytes_between") != NULL)
+			fprintf(fp,
+			    ": %" PRId64 " in all; %" PRId64
+			    " WRITEs counted as acknowledged, %" PRId64
+			    " as requested (no reply before the COMMIT)",
+			    result_geti(c, "bytes_between"),
+			    result_geti(c, "writes_by_reply"),
+			    result_geti(c, "writes_by_request"));
+		fprintf(fp, ":\n");
 		hist_rows(fp, json_object_get(c, "bytes_between_hist"),
 		    "min_bytes", 0);
 		fprintf(fp, "    latency:\n");

@@ -23,7 +23,7 @@ check()
 	cat figures
 	# The text report says it too, and says it again from the JSON.
 	atf_check -o match:'WRITE: [0-9]+ calls, .* [0-9]+ short \(acknowledged less than asked\)' cat out
-	atf_check -o match:'as its reply said [1-9]' cat out
+	atf_check -o match:'as its reply said: [1-9]' cat out
 	atf_check -o match:'WRITEs counted as acknowledged' cat out
 	atf_check -o save:again "$ubc" report r.json
 	atf_check cmp out again
