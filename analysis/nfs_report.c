@@ -35,8 +35,8 @@ xfer_json(const struct nfs_xfer *x)
 {
 	uint64_t known = x->calls - x->size_unknown;
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,"
-	                 "s:o}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+	                 "s:o,s:o,s:o}",
 	    "calls", (json_int_t)x->calls, "size_unknown",
 	    (json_int_t)x->size_unknown, "bytes_requested",
 	    (json_int_t)x->bytes_requested, "mean_bytes",
@@ -45,7 +45,9 @@ xfer_json(const struct nfs_xfer *x)
 	    "bytes_done", (json_int_t)x->bytes_done, "short_replies",
 	    (json_int_t)x->short_replies, "sequential",
 	    (json_int_t)x->sequential, "followed", (json_int_t)x->followed,
-	    "size_hist", hist_json(&x->size_requested, "exact", "min_bytes"),
+	    "judged_by_reply", (json_int_t)x->judged_by_reply,
+	    "judged_by_request", (json_int_t)x->judged_by_request, "size_hist",
+	    hist_json(&x->size_requested, "exact", "min_bytes"),
 	    "done_size_hist", hist_json(&x->size_done, "exact", "min_bytes"),
 	    "latency_hist", hist_json(&x->latency_ns, "exact", "min_ns"));
 }
@@ -100,7 +102,7 @@ nfs_stats_json(const struct nfs_stats *s)
 	}
 	return json_pack(
 	    "{s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,"
-	    "s:{s:I,s:I,s:o,s:o},s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+	    "s:{s:I,s:I,s:o,s:o,s:I,s:I,s:I},s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
 	    "s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 	    "packets", (json_int_t)s->packets, "rpc_calls",
 	    (json_int_t)s->rpc_calls, "rpc_replies", (json_int_t)s->rpc_replies,
@@ -112,7 +114,10 @@ nfs_stats_json(const struct nfs_stats *s)
 	    hist_json(&s->commit_latency_ns, "exact", "min_ns"),
 	    "bytes_between_hist",
 	    hist_json(&s->bytes_between_commits, "exact", "min_bytes"),
-	    "file_handles", (json_int_t)s->file_handles, "loss", "pcap_drops",
+	    "bytes_between", (json_int_t)s->bytes_between, "writes_by_reply",
+	    (json_int_t)s->between_by_reply, "writes_by_request",
+	    (json_int_t)s->between_by_request, "file_handles",
+	    (json_int_t)s->file_handles, "loss", "pcap_drops",
 	    (json_int_t)l->pcap_drops, "pcap_ifdrops",
 	    (json_int_t)l->pcap_ifdrops, "truncated", (json_int_t)l->truncated,
 	    "malformed", (json_int_t)l->malformed, "bad_record_marks",
@@ -173,21 +178,31 @@ xfer_text(FILE *fp, const char *name, const json_t *x, const char *done)
 	fprintf(fp,
 	    "  %s: %" PRId64 " calls, %" PRId64 " bytes requested "
 	    "(mean %" PRId64 "), %" PRId64 " bytes %s, %" PRId64
-	    " replies, %" PRId64 " errors, %" PRId64 " short\n",
+	    " replies, %" PRId64 " errors, %" PRId64 " short (%s less than "
+	    "asked)\n",
 	    name, result_geti(x, "calls"), result_geti(x, "bytes_requested"),
 	    result_geti(x, "mean_bytes"), result_geti(x, "bytes_done"), done,
 	    result_geti(x, "replies"), result_geti(x, "errors"),
-	    result_geti(x, "short_replies"));
+	    result_geti(x, "short_replies"), done);
 	if (result_geti(x, "calls") == 0)
 		return;
-	if (followed > 0)
+	if (followed > 0) {
 		fprintf(fp,
 		    "    sequential: %" PRId64 " of %" PRId64
 		    " (%.0f%%) continue where the previous one on the file "
-		    "ended\n",
+		    "ended",
 		    result_geti(x, "sequential"), followed,
 		    100.0 * (double)result_geti(x, "sequential") /
 		        (double)followed);
+		/* Results from before the split have no such keys. */
+		if (json_object_get(x, "judged_by_reply") != NULL)
+			fprintf(fp,
+			    " (as its reply said: %" PRId64
+			    "; as it asked: %" PRId64 ")",
+			    result_geti(x, "judged_by_reply"),
+			    result_geti(x, "judged_by_request"));
+		fprintf(fp, "\n");
+	}
 	if (result_geti(x, "size_unknown") > 0)
 		fprintf(fp, "    size not captured: %" PRId64 "\n",
 		    result_geti(x, "size_unknown"));
@@ -230,7 +245,16 @@ nfs_report_text(const json_t *nfs, FILE *fp)
 	fprintf(fp, "  COMMIT: %" PRId64 " calls, %" PRId64 " replies\n",
 	    result_geti(c, "calls"), result_geti(c, "replies"));
 	if (result_geti(c, "calls") > 0) {
-		fprintf(fp, "    bytes written between COMMITs (per file):\n");
+		fprintf(fp, "    bytes written between COMMITs (per file)");
+		if (json_object_get(c, "bytes_between") != NULL)
+			fprintf(fp,
+			    ": %" PRId64 " in all; %" PRId64
+			    " WRITEs counted as acknowledged, %" PRId64
+			    " as requested (no reply before the COMMIT)",
+			    result_geti(c, "bytes_between"),
+			    result_geti(c, "writes_by_reply"),
+			    result_geti(c, "writes_by_request"));
+		fprintf(fp, ":\n");
 		hist_rows(fp, json_object_get(c, "bytes_between_hist"),
 		    "min_bytes", 0);
 		fprintf(fp, "    latency:\n");

@@ -68,6 +68,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += 16 + caplen;
 	}
 	nfs_decoder_finish(d);
+	/* Every followed call was judged once, by a reply or a request. */
+	for (int i = 0; i < DIR_N; i++) {
+		const struct nfs_xfer *x = &nfs_decoder_stats(d)->xfer[i];
+
+		if (x->sequential > x->followed || x->followed > x->calls ||
+		    x->judged_by_reply + x->judged_by_request != x->followed)
+			abort();
+	}
 	nfs_decoder_free(d);
 	return sum == 1 ? 1 : 0;
 }

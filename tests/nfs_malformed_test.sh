@@ -3,7 +3,8 @@
 # (fixtures/nfs_malformed_test, written by its make.py): captures with one
 # thing wrong each, the same exchange over every link layer and IPv6, and
 # the decoders the real captures do not reach (NFSv2 over UDP, an NFSv4.1
-# COMPOUND with SEQUENCE; TShark reads these two without complaint).
+# COMPOUND with SEQUENCE, NFSv4.0 WRITEs acknowledged short; TShark reads
+# these three without complaint).
 # expected.json says what `ubcreplay nfs` must count.
 
 check_case() {
@@ -23,12 +24,14 @@ have = dict(n["loss"])
 have.update(rpc_calls=n["rpc_calls"], rpc_replies=n["rpc_replies"])
 for d in ("read", "write"):
     for k in ("calls", "bytes_requested", "bytes_done", "size_unknown",
-              "short_replies"):
+              "short_replies", "followed", "sequential", "judged_by_reply",
+              "judged_by_request"):
         have["%s_%s" % (d, k)] = n[d][k]
 for k in ("unstable", "data_sync", "file_sync"):
     have["stable_" + k] = n["stable"][k]
     have["committed_" + k] = n["committed"][k]
-have["commit_calls"] = n["commit"]["calls"]
+for k in ("calls", "bytes_between", "writes_by_reply", "writes_by_request"):
+    have["commit_" + k] = n["commit"][k]
 for v in n["ops"].values():
     for name, count in v.items():
         have["op_" + name] = have.get("op_" + name, 0) + count
@@ -42,7 +45,7 @@ PY
 
 cases="bad_record_mark length_past_end long_credential zero_length_fragment
     unknown_xid_reply fragments_out_of_order udp_truncated v2_udp
-    v41_compound"
+    v41_compound v4_short_write"
 for l in ether_vlan sll sll2 null raw; do
 	cases="$cases link_${l}_ipv4 link_${l}_ipv6"
 done

@@ -127,9 +127,18 @@ struct nfs_xfer {
 	uint64_t errors;        /* replies with a status other than OK */
 	uint64_t short_replies; /* done < requested */
 	struct hist latency_ns;
-	uint64_t sequential; /* continued where the previous one on the
-	                        same file handle ended */
-	uint64_t followed;   /* had a previous one on that file handle */
+	/*
+	 * Calls that had a previous one on the same file handle (followed),
+	 * and those of them that began where it ended (sequential): where
+	 * its reply was matched, it ended where the server's acknowledged
+	 * (or returned) bytes did (judged_by_reply); otherwise where it
+	 * asked to (judged_by_request: the reply not captured, without a
+	 * count, or more than 32 calls on the file awaiting theirs).
+	 */
+	uint64_t sequential;
+	uint64_t followed;
+	uint64_t judged_by_reply;
+	uint64_t judged_by_request;
 };
 
 /* What was lost or could not be decoded. */
@@ -171,8 +180,16 @@ struct nfs_stats {
 	uint64_t commits;
 	uint64_t commit_replies;
 	struct hist commit_latency_ns;
-	/* per file handle, bytes written since its previous COMMIT */
+	/*
+	 * Per file handle, bytes written since its previous COMMIT: what
+	 * the server acknowledged of each WRITE whose reply came before the
+	 * COMMIT (between_by_reply counts those WRITEs), what the others
+	 * asked for (between_by_request). bytes_between is their sum.
+	 */
 	struct hist bytes_between_commits;
+	uint64_t bytes_between;
+	uint64_t between_by_reply;
+	uint64_t between_by_request;
 	uint64_t file_handles; /* distinct file handles written or read */
 	struct nfs_loss loss;
 };

@@ -21,13 +21,35 @@ struct nfs_msg {
 struct nfs_conn;
 struct nfs_pending;
 
+#define NFS_RUN_MAX 32 /* calls per file and direction awaiting replies */
+
+/*
+ * A READ or WRITE on a file, kept until the call after it on the file has
+ * been judged against where it ended.
+ */
+struct nfs_run_call {
+	uint64_t seq; /* the decoder's count of READ, WRITE, COMMIT calls */
+	uint64_t offset;
+	uint64_t end;     /* offset + asked for; + done once the reply is in */
+	uint8_t settled;  /* end is final: replied, or given up on */
+	uint8_t by_reply; /* end came from the reply */
+};
+
+/* The READs or the WRITEs on one file, in call order, oldest first. */
+struct nfs_run {
+	uint32_t n;
+	struct nfs_run_call c[NFS_RUN_MAX];
+};
+
 /* Direct-mapped per file handle state, keyed by a hash of the handle. */
 struct nfs_fh_slot {
-	uint64_t key;        /* 0 free */
-	uint64_t next_write; /* offset after the last WRITE */
-	uint64_t next_read;
+	uint64_t key;          /* 0 free */
+	uint64_t born;         /* seq when the handle took the slot */
+	uint64_t commit_seq;   /* seq of its last COMMIT, else 0 */
 	uint64_t since_commit; /* bytes written since the last COMMIT */
-	uint8_t wrote, read;
+	uint64_t by_reply;   /* of its WRITEs since: counted as acknowledged */
+	uint64_t by_request; /* counted as asked for */
+	struct nfs_run *run[DIR_N]; /* allocated on first use, kept */
 };
 
 #define NFS_FH_SLOTS      8192
@@ -54,6 +76,7 @@ struct nfs_decoder {
 	struct nfs_pending *table[NFS_TABLE_BUCKETS];
 	struct nfs_pending *oldest, *newest;
 	uint64_t pending;
+	uint64_t seq; /* READ, WRITE and COMMIT calls folded so far */
 	struct nfs_fh_slot fh[NFS_FH_SLOTS];
 };
 

@@ -219,6 +219,8 @@ enum { K_OTHER, K_READ, K_WRITE, K_COMMIT };
 struct op {
 	struct nfs_call c;
 	int kind;
+	uint64_t seq; /* d->seq when folded */
+	uint64_t fh;  /* its file's key when followed on the file; else 0 */
 };
 
 struct nfs_pending {
@@ -284,33 +286,6 @@ emit(struct nfs_decoder *d, struct nfs_pending *p)
 	free(p);
 }
 
-static void
-table_insert(struct nfs_decoder *d, struct nfs_pending *p)
-{
-	unsigned b = bucket(p->conn, p->xid);
-
-	/* The table is bounded: the oldest call gives way, unanswered. */
-	if (d->pending >= NFS_TABLE_MAX) {
-		struct nfs_pending *old = d->oldest;
-
-		table_unlink(d, old);
-		d->st.loss.table_evictions++;
-		if (old->prog == RPC_PROG_NFS)
-			d->st.loss.calls_without_reply++;
-		emit(d, old);
-	}
-	p->hnext = d->table[b];
-	d->table[b] = p;
-	p->newer = NULL;
-	p->older = d->newest;
-	if (d->newest != NULL)
-		d->newest->newer = p;
-	else
-		d->oldest = p;
-	d->newest = p;
-	d->pending++;
-}
-
 /* FNV-1a of a file handle; never 0, which marks a free slot. */
 static uint64_t
 fh_key(const uint8_t *fh, uint32_t len)
@@ -331,16 +306,133 @@ fh_slot(struct nfs_decoder *d, uint64_t key)
 
 	/* Direct-mapped: a colliding handle takes the slot over. */
 	if (s->key != key) {
+		struct nfs_run *run[DIR_N] = {
+		    s->run[DIR_READ], s->run[DIR_WRITE]};
+
 		memset(s, 0, sizeof(*s));
 		s->key = key;
+		s->born = d->seq;
+		for (int i = 0; i < DIR_N; i++)
+			if ((s->run[i] = run[i]) != NULL)
+				run[i]->n = 0;
 		d->st.file_handles++;
 	}
 	return s;
 }
 
+/* The slot of op o's file, if o is followed there and the slot still its. */
+static struct nfs_fh_slot *
+op_slot(struct nfs_decoder *d, const struct op *o)
+{
+	struct nfs_fh_slot *s = &d->fh[o->fh % NFS_FH_SLOTS];
+
+	return o->fh != 0 && s->key == o->fh && o->seq >= s->born ? s : NULL;
+}
+
+/* Judges call c against where the call before it on the file ended. */
+static void
+run_judge(struct nfs_xfer *x, const struct nfs_run_call *prev,
+    const struct nfs_run_call *c)
+{
+	x->followed++;
+	if (c->offset == prev->end)
+		x->sequential++;
+	if (prev->by_reply)
+		x->judged_by_reply++;
+	else
+		x->judged_by_request++;
+}
+
+/*
+ * Drops the calls at the head that are settled and whose successor has
+ * been judged; the last one stays, for the next call to be judged by.
+ */
+static void
+run_trim(struct nfs_run *r)
+{
+	uint32_t k = 0;
+
+	while (r->n - k > 1 && r->c[k].settled)
+		k++;
+	if (k > 0) {
+		memmove(r->c, r->c + k, (r->n - k) * sizeof(r->c[0]));
+		r->n -= k;
+	}
+}
+
+/* Settles call i of r at end, and judges the call after it by that. */
+static void
+run_settle(
+    struct nfs_xfer *x, struct nfs_run *r, uint32_t i, uint64_t end, int by)
+{
+	r->c[i].end = end;
+	r->c[i].settled = 1;
+	r->c[i].by_reply = (uint8_t)by;
+	if (i + 1 < r->n)
+		run_judge(x, &r->c[i], &r->c[i + 1]);
+	run_trim(r);
+}
+
+/*
+ * Adds a READ or WRITE to its file's run. It is judged now if the call
+ * before it is settled, else when that one is.
+ */
+static void
+run_add(struct nfs_xfer *x, struct nfs_fh_slot *s, int dir, const struct op *o)
+{
+	struct nfs_run *r = s->run[dir];
+	struct nfs_run_call *c;
+
+	if (r == NULL && (r = s->run[dir] = calloc(1, sizeof(*r))) == NULL)
+		return;
+	/* Too many awaiting replies: the oldest ends where it asked to. */
+	if (r->n == NFS_RUN_MAX)
+		run_settle(x, r, 0, r->c[0].end, 0);
+	c = &r->c[r->n++];
+	c->seq = o->seq;
+	c->offset = o->c.offset;
+	c->end = o->c.offset + o->c.count;
+	c->settled = c->by_reply = 0;
+	if (r->n > 1 && r->c[r->n - 2].settled) {
+		run_judge(x, &r->c[r->n - 2], c);
+		run_trim(r);
+	}
+}
+
+/*
+ * Settles op o on its file once its reply is known: by the reply, done
+ * bytes acknowledged or returned; or, with by_reply 0, by its request
+ * (no reply, or one without a count).
+ */
+static void
+settle(struct nfs_decoder *d, const struct op *o, int by_reply, uint64_t done)
+{
+	struct nfs_fh_slot *s = op_slot(d, o);
+	int dir = o->kind == K_READ ? DIR_READ : DIR_WRITE;
+	struct nfs_run *r;
+
+	if (s == NULL)
+		return;
+	/* Its bytes count as acknowledged if no COMMIT came before them. */
+	if (o->kind == K_WRITE && by_reply && o->seq > s->commit_seq) {
+		s->since_commit = s->since_commit - o->c.count + done;
+		s->by_request--;
+		s->by_reply++;
+	}
+	if ((r = s->run[dir]) == NULL)
+		return;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->c[i].seq == o->seq && !r->c[i].settled) {
+			run_settle(&d->st.xfer[dir], r, i,
+			    by_reply ? o->c.offset + done : r->c[i].end,
+			    by_reply);
+			return;
+		}
+}
+
 /* Counts the request side of a READ, WRITE or COMMIT as the call is seen. */
 static void
-fold_call(struct nfs_decoder *d, const struct op *o, uint64_t fh)
+fold_call(struct nfs_decoder *d, struct op *o, uint64_t fh)
 {
 	const struct nfs_call *c = &o->c;
 	struct nfs_stats *st = &d->st;
@@ -349,13 +441,18 @@ fold_call(struct nfs_decoder *d, const struct op *o, uint64_t fh)
 	int dir = o->kind == K_READ ? DIR_READ : DIR_WRITE;
 	struct nfs_xfer *x = &st->xfer[dir];
 
+	o->seq = ++d->seq;
 	if (o->kind == K_COMMIT) {
 		st->commits++;
 		if (fh != 0) {
 			s = fh_slot(d, fh);
 			hist_add(
 			    &st->bytes_between_commits, s->since_commit, 1);
-			s->since_commit = 0;
+			st->bytes_between += s->since_commit;
+			st->between_by_reply += s->by_reply;
+			st->between_by_request += s->by_request;
+			s->since_commit = s->by_reply = s->by_request = 0;
+			s->commit_seq = o->seq;
 		}
 		return;
 	}
@@ -372,23 +469,12 @@ fold_call(struct nfs_decoder *d, const struct op *o, uint64_t fh)
 	if (fh == 0 || !known || !(c->have & NFS_HAVE_OFFSET))
 		return;
 	s = fh_slot(d, fh);
+	o->fh = fh;
+	run_add(x, s, dir, o);
+	/* Counted as asked for until the reply says otherwise. */
 	if (o->kind == K_WRITE) {
-		if (s->wrote) {
-			x->followed++;
-			if (c->offset == s->next_write)
-				x->sequential++;
-		}
-		s->wrote = 1;
-		s->next_write = c->offset + c->count;
 		s->since_commit += c->count;
-	} else {
-		if (s->read) {
-			x->followed++;
-			if (c->offset == s->next_read)
-				x->sequential++;
-		}
-		s->read = 1;
-		s->next_read = c->offset + c->count;
+		s->by_request++;
 	}
 }
 
@@ -412,18 +498,25 @@ fold_reply(struct nfs_decoder *d, const struct op *o)
 	x = &st->xfer[o->kind == K_READ ? DIR_READ : DIR_WRITE];
 	x->replies++;
 	hist_add(&x->latency_ns, (uint64_t)lat, 1);
-	if (!(c->have & NFS_HAVE_STATUS))
+	if (!(c->have & NFS_HAVE_STATUS)) {
+		settle(d, o, 0, 0);
 		return;
+	}
 	if (c->reply_status != 0) {
+		/* Nothing was written or read. */
 		x->errors++;
+		settle(d, o, 1, 0);
 		return;
 	}
 	if (o->kind == K_READ && (c->have & NFS_HAVE_REPLY_DATA))
 		done = c->reply_data_len;
 	else if (c->have & NFS_HAVE_REPLY_COUNT)
 		done = c->reply_count;
-	else
+	else {
+		settle(d, o, 0, 0);
 		return;
+	}
+	settle(d, o, 1, done);
 	x->bytes_done += done;
 	hist_add(&x->size_done, done, 1);
 	if ((c->have & NFS_HAVE_COUNT) && done < c->count)
@@ -431,6 +524,45 @@ fold_reply(struct nfs_decoder *d, const struct op *o)
 	if (o->kind == K_WRITE && (c->have & NFS_HAVE_COMMITTED) &&
 	    c->committed < NFS_NSTABLE)
 		st->committed[c->committed]++;
+}
+
+/* Counts a call never answered, settles it by its request, reports it. */
+static void
+give_up(struct nfs_decoder *d, struct nfs_pending *p)
+{
+	if (p->prog == RPC_PROG_NFS) {
+		d->st.loss.calls_without_reply++;
+		for (uint32_t i = 0; i < p->nops; i++)
+			if (p->ops[i].kind == K_READ ||
+			    p->ops[i].kind == K_WRITE)
+				settle(d, &p->ops[i], 0, 0);
+	}
+	emit(d, p);
+}
+
+static void
+table_insert(struct nfs_decoder *d, struct nfs_pending *p)
+{
+	unsigned b = bucket(p->conn, p->xid);
+
+	/* The table is bounded: the oldest call gives way, unanswered. */
+	if (d->pending >= NFS_TABLE_MAX) {
+		struct nfs_pending *old = d->oldest;
+
+		table_unlink(d, old);
+		d->st.loss.table_evictions++;
+		give_up(d, old);
+	}
+	p->hnext = d->table[b];
+	d->table[b] = p;
+	p->newer = NULL;
+	p->older = d->newest;
+	if (d->newest != NULL)
+		d->newest->newer = p;
+	else
+		d->oldest = p;
+	d->newest = p;
+	d->pending++;
 }
 
 /* Skips an NFSv4 fattr4: a bitmap4 and an opaque attribute list. */
@@ -1377,9 +1509,7 @@ nfsrpc_finish(struct nfs_decoder *d)
 		struct nfs_pending *p = d->oldest;
 
 		table_unlink(d, p);
-		if (p->prog == RPC_PROG_NFS)
-			d->st.loss.calls_without_reply++;
-		emit(d, p);
+		give_up(d, p);
 	}
 }
 
@@ -1392,4 +1522,7 @@ nfsrpc_free(struct nfs_decoder *d)
 		table_unlink(d, p);
 		free(p);
 	}
+	for (int i = 0; i < NFS_FH_SLOTS; i++)
+		for (int k = 0; k < DIR_N; k++)
+			free(d->fh[i].run[k]);
 }
