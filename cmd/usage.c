@@ -36,4 +36,3 @@ usage_print(FILE *f)
 {
 	fputs(synopsis, f);
 }
-
