@@ -9,12 +9,15 @@
  * Exit status: 0 when no gate failed, 1 when one did (each is listed),
  * 2 for a usage or input error, or a gate that cannot be judged.
  */
+#include <sys/ioctl.h>
+
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analysis/compare.h"
 #include "cmd.h"
@@ -45,6 +48,30 @@ struct compare_opts {
 	size_t ngate;
 	struct cmp_gate gate[MAX_GATES];
 };
+
+/*
+ * The page's width: COLUMNS when set, else the terminal's when stdout is
+ * one, else 80 (a file, a pipe).
+ */
+static int
+page_width(void)
+{
+	const char *s = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (s != NULL && *s != '\0') {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
+			return (int)v;
+	}
+	if (isatty(STDOUT_FILENO) &&
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
 
 static int
 parse(int argc, char **argv, struct compare_opts *o)
@@ -161,7 +188,7 @@ cmd_compare(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	cmp_report_text(c, stdout, o.all);
+	cmp_report_text(c, stdout, o.all, page_width());
 	if (o.ngate > 0) {
 		printf(
 		    "Gates (--fail-if: beyond the limit and significant):\n");

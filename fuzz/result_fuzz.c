@@ -77,7 +77,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cmp_result_free(r[0]);
 	else if (r[0] != NULL &&
 	    (c = cmp_new(r, 2, &opts, err, sizeof(err))) != NULL) {
-		cmp_report_text(c, sink, 1);
+		cmp_report_text(c, sink, 1, 80);
+		cmp_report_text(c, sink, 0, 40);
 		cmp_report_svg(c, sink, err, sizeof(err));
 		cmp_free(c);
 	}
