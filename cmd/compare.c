@@ -35,10 +35,14 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char compare_usage[] =
-    "usage: ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
-    "                 [--fail-if metric:change] [--svg file] result ...\n"
-    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n";
+/* The synopsis's lines, and what a change is. */
+static void
+compare_usage(FILE *f)
+{
+	usage_command(f, "compare");
+	fputs(
+	    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n", f);
+}
 
 struct compare_opts {
 	int all;
@@ -117,7 +121,7 @@ parse(int argc, char **argv, struct compare_opts *o)
 			o->svg = optarg;
 			break;
 		case 'h':
-			fputs(compare_usage, stdout);
+			compare_usage(stdout);
 			return 1;
 		default:
 			return -1;
@@ -140,7 +144,7 @@ cmd_compare(int argc, char **argv)
 
 	if ((r = parse(argc, argv, &o)) != 0) {
 		if (r < 0)
-			fputs(compare_usage, stderr);
+			compare_usage(stderr);
 		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 	}
 	want = (size_t)(argc - optind) + (o.baseline != NULL);
@@ -150,7 +154,7 @@ cmd_compare(int argc, char **argv)
 		else
 			warnx("compare needs two results or more (or "
 			      "--baseline and one)");
-		fputs(compare_usage, stderr);
+		compare_usage(stderr);
 		return EXIT_USAGE;
 	}
 
