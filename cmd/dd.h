@@ -1,14 +1,18 @@
 /*
- * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: one dd
- * transfer, prepared once (operands checked, both ends resolved to their
- * devices, the probe opened on all of them), run -n times with lossage
- * measured around each run, and turned into a result document.
+ * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: the option and
+ * operand parsing, and one dd transfer, prepared once (operands checked, both
+ *ends resolved to their devices, the probe opened on all of them), run -n times
+ *with lossage measured around each run, and turned into a result document.
  *
  *	struct ddrun r;
+ *	ddrun_opts_init(&opts);
+ *	while ((c = ddrun_getopt(argc, argv, own, "sweep", &opts, &st)) > 0)
+ *		...					its own options
+ *	if (ddrun_operands(argc, argv, NULL, NULL, &dd) == -1) ...
  *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) == -1) ...
  *	for (i = 0; i < opts.runs; i++)
  *		if (ddrun_run(&r, err, sizeof(err)) == -1) ... stop
- *	doc = ddrun_json(&r, "dd", label);
+ *	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
  *	ddrun_close(&r);
  *
  * Lives with the front end because it wires the modules together and
