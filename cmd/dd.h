@@ -1,8 +1,9 @@
 /*
  * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: the option and
- * operand parsing, and one dd transfer, prepared once (operands checked, both
- *ends resolved to their devices, the probe opened on all of them), run -n times
- *with lossage measured around each run, and turned into a result document.
+ * operand parsing, and one dd transfer, prepared once (operands checked,
+ * both ends resolved to their devices, the probe opened on all of them),
+ * run -n times with lossage measured around each run, and turned into a
+ * result document.
  *
  *	struct ddrun r;
  *	ddrun_opts_init(&opts);
