@@ -216,7 +216,8 @@ int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
 /*
  * The text report: results, metric table, histograms, series. all: every
  * metric, and the table however wide; else with more than two results and a
- * table wider than width columns, the series takes its place.
+ * table wider than width columns, the series takes its place and the other
+ * lines are broken to width.
  */
 void cmp_report_text(const struct cmp *c, FILE *fp, int all, int width);
 

@@ -92,16 +92,17 @@ format_change(char *buf, size_t len, const struct cmp_cell *cell)
 }
 
 /*
- * Prints text as lines of at most width columns, the ones after the first
- * indented by indent spaces. Breaks after a "; " where one is near enough,
- * else at a space; a word longer than the line (a path) is printed whole.
+ * Prints text as lines of at most width columns (0: no limit), the ones
+ * after the first indented by indent spaces. Breaks after a "; " where one
+ * is near enough, else at a space; a word longer than the line (a path) is
+ * printed whole.
  */
 static void
 print_fit(FILE *fp, const char *text, int width, int indent)
 {
-	size_t room = width > 0 ? (size_t)width : 1, from = (size_t)indent;
+	size_t room = (size_t)width, from = (size_t)indent;
 
-	while (strlen(text) > room) {
+	while (width > 0 && strlen(text) > room) {
 		size_t cut = 0, semi = 0, end;
 
 		for (size_t i = from + 1; i <= room; i++)
@@ -228,7 +229,8 @@ print_table(const struct cmp *c, FILE *fp, int all)
 
 /*
  * One significant change: its size and interval, then its p, which goes on
- * a line of its own under the change when both do not fit.
+ * a line of its own under the change when both do not fit in width (0: no
+ * limit).
  */
 static void
 print_change(
@@ -250,7 +252,7 @@ print_change(
 	snprintf(p, sizeof(p),
 	    cell->mw.p < 1e-4 ? "p %.1e (%s)" : "p %.4f (%s)", cell->mw.p,
 	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.");
-	if (strlen(head) + 2 + strlen(p) <= (size_t)width)
+	if (width <= 0 || strlen(head) + 2 + strlen(p) <= (size_t)width)
 		fprintf(fp, "%s  %s\n", head, p);
 	else
 		fprintf(fp, "%s\n%28s%s\n", head, "", p);
@@ -462,9 +464,9 @@ cmp_report_text(const struct cmp *c, FILE *fp, int all, int width)
 	 * leads in its place.
 	 */
 	int table = all || c->nresult <= 2 || table_width(c) <= (size_t)width;
-	/* The table sets the page's width when it is printed. */
-	int fit = table && table_width(c) > (size_t)width ? (int)table_width(c)
-	                                                  : width;
+	/* With the table, the report is as wide as it takes, as it always was.
+	 */
+	int fit = table ? 0 : width;
 
 	print_results(c, fp, fit);
 	if (table)
