@@ -54,8 +54,10 @@ usage_command(FILE *f, const char *name)
 	        (p[strlen(lead) + len] == ' ' ||
 	            p[strlen(lead) + len] == '\n')))
 		p++;
-	if (p == NULL)
+	if (p == NULL) { /* a name not in it: all of it, then */
+		fputs(synopsis, f);
 		return;
+	}
 	fputs("usage:", f);
 	p += strlen("usage:");
 	do {
