@@ -32,8 +32,8 @@
  *	r[0] = cmp_result_load("a.json", err, sizeof(err));	checked
  *	r[1] = cmp_result_load("b.json", err, sizeof(err));
  *	c = cmp_new(r, 2, &opts, err, sizeof(err));		tests run here
- *	cmp_report_text(c, stdout);
- *	n = cmp_gate(c, gates, ngate, fail, nfail, err, sizeof(err));
+ *	cmp_report_text(c, stdout, 0, 80);		80 columns wide
+ *	n = cmp_gate_check(c, gates, ngate, fail, nfail, err, sizeof(err));
  *	cmp_free(c);					frees the results too
  *
  * Nothing here exits; the only printing is the rendering to a caller's
@@ -228,8 +228,13 @@ int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
     size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,
     size_t errlen);
 
-/* The text report: results, metric table, histograms, series. */
-void cmp_report_text(const struct cmp *c, FILE *fp, int all);
+/*
+ * The text report: results, metric table, histograms, series. all: every
+ * metric, and the table however wide; else with more than two results and a
+ * table wider than width columns, the series takes its place and the other
+ * lines are broken to width.
+ */
+void cmp_report_text(const struct cmp *c, FILE *fp, int all, int width);
 
 /* Human-readable value of a metric: "1.23 s", "64.0K", "1234". */
 void cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit);

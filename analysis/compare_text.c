@@ -2,7 +2,9 @@
  * compare_text.c - the text report of a comparison: the results, a table
  * of every metric side by side with its change against the baseline, what
  * changed significantly and how sure we are, the transfer sizes per layer,
- * and with more than two results the series.
+ * and with more than two results the series. When the side-by-side table is
+ * wider than the page, the series (one row per result) takes its place and
+ * the prose lines are broken to the page's width.
  */
 #include <math.h>
 #include <stdio.h>
@@ -102,6 +104,41 @@ format_change(char *buf, size_t len, const struct cmp *c,
 		    marker(cell->verdict));
 }
 
+/*
+ * Prints text as lines of at most width columns (0: no limit), the ones
+ * after the first indented by indent spaces. Breaks after a "; " where one
+ * is near enough, else at a space; a word longer than the line (a path) is
+ * printed whole.
+ */
+static void
+print_fit(FILE *fp, const char *text, int width, int indent)
+{
+	size_t room = (size_t)width, from = (size_t)indent;
+
+	while (width > 0 && strlen(text) > room) {
+		size_t cut = 0, semi = 0, end;
+
+		for (size_t i = from + 1; i <= room; i++)
+			if (text[i] == ' ' && text[i - 1] != ' ') {
+				cut = i;
+				if (text[i - 1] == ';')
+					semi = i;
+			}
+		/* A "; " in the last third of the line is the better break. */
+		if (semi > 0 && semi * 3 >= room * 2)
+			cut = semi;
+		if (cut == 0)
+			break;
+		for (end = cut; text[end] == ' '; end++)
+			;
+		fprintf(fp, "%.*s\n%*s", (int)cut, text, indent, "");
+		text += end;
+		room = width > indent + 1 ? (size_t)(width - indent) : 1;
+		from = 0;
+	}
+	fprintf(fp, "%s\n", text);
+}
+
 /* A row is worth showing unless detail or zero in every result. */
 static int
 row_shown(const struct cmp *c, const struct cmp_row *row, int all)
@@ -118,21 +155,24 @@ row_shown(const struct cmp *c, const struct cmp_row *row, int all)
 }
 
 static void
-print_results(const struct cmp *c, FILE *fp)
+print_results(const struct cmp *c, FILE *fp, int width)
 {
+	char line[2048];
+
 	fprintf(fp, "Results (the first is the baseline):\n");
 	for (size_t i = 0; i < c->nresult; i++) {
 		const struct cmp_result *r = c->result[i];
 
 		fprintf(fp, "  %c  %-20s %s\n", (int)('A' + i % 26), r->label,
 		    r->path);
-		fprintf(fp,
+		snprintf(line, sizeof(line),
 		    "     %zu of %zu runs ok; %s%s%s; device %s; "
-		    "probe %s (%s)\n",
+		    "probe %s (%s)",
 		    r->runs_ok, r->runs, r->kind, *r->target ? " on " : "",
 		    r->target, *r->devices ? r->devices : "none",
 		    *r->probe ? r->probe : "?",
 		    *r->resolution ? r->resolution : "?");
+		print_fit(fp, line, width, 5);
 		if (strcmp(r->accel, "none") != 0)
 			fprintf(fp, "     guest kernel %s, accel %s%s\n",
 			    *r->kernel_release ? r->kernel_release : "?",
@@ -148,6 +188,14 @@ print_results(const struct cmp *c, FILE *fp)
 #define MEDW   10
 #define RANGEW 16
 #define CHGW   11
+
+/* The side-by-side table's width: the names, then a column per result. */
+static size_t
+table_width(const struct cmp *c)
+{
+	return NAMEW + (MEDW + RANGEW) +
+	    (c->nresult - 1) * (MEDW + RANGEW + CHGW);
+}
 
 static void
 print_table(const struct cmp *c, FILE *fp, int all)
@@ -190,10 +238,10 @@ print_table(const struct cmp *c, FILE *fp, int all)
 		fputc('\n', fp);
 	}
 	fprintf(fp,
-	    "\n  median and range (min-max) over each result's "
-	    "successful runs; change: median against\n  the baseline's. "
-	    "* significant (Mann-Whitney U over runs, p < %g); ? too few "
-	    "runs\n  to test; unmarked: no significant change.\n",
+	    "\n  median and range (min-max) over each result's successful "
+	    "runs; change: median\n  against the baseline's. * significant "
+	    "(Mann-Whitney U over runs, p < %g);\n  ? too few runs to test; "
+	    "unmarked: no significant change.\n",
 	    c->opts.alpha);
 	if (!c->times_ok)
 		fprintf(fp,
@@ -203,19 +251,39 @@ print_table(const struct cmp *c, FILE *fp, int all)
 	fputc('\n', fp);
 }
 
+/*
+ * One significant change: its size and interval, then its p, which goes on
+ * a line of its own under the change when both do not fit in width (0: no
+ * limit).
+ */
 static void
-print_p(FILE *fp, const struct stats_mw *mw)
+print_change(
+    FILE *fp, const struct cmp_row *row, const struct cmp_cell *cell, int width)
 {
-	if (mw->p < 1e-4)
-		fprintf(fp, "p %.1e", mw->p);
+	char head[192], p[64];
+	size_t n;
+
+	n = (size_t)snprintf(head, sizeof(head), "  %-24s", row->name);
+	if (cell->ratio_valid)
+		n += (size_t)snprintf(head + n, sizeof(head) - n,
+		    " %+8.1f%%  ratio %.3g", cell->change_pct, cell->ratio);
 	else
-		fprintf(fp, "p %.4f", mw->p);
-	fprintf(fp, " (%s)",
-	    mw->method == STATS_MW_EXACT ? "exact" : "normal approx.");
+		n += (size_t)snprintf(
+		    head + n, sizeof(head) - n, " the baseline's median is 0");
+	if (cell->ci.valid)
+		snprintf(head + n, sizeof(head) - n, " [%.3g, %.3g]",
+		    cell->ci.lo, cell->ci.hi);
+	snprintf(p, sizeof(p),
+	    cell->mw.p < 1e-4 ? "p %.1e (%s)" : "p %.4f (%s)", cell->mw.p,
+	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.");
+	if (width <= 0 || strlen(head) + 2 + strlen(p) <= (size_t)width)
+		fprintf(fp, "%s  %s\n", head, p);
+	else
+		fprintf(fp, "%s\n%28s%s\n", head, "", p);
 }
 
 static void
-print_verdicts(const struct cmp *c, FILE *fp, int all)
+print_verdicts(const struct cmp *c, FILE *fp, int all, int width)
 {
 	for (size_t i = 1; i < c->nresult; i++) {
 		size_t same = 0, few = 0, changed = 0, fa = 0, fb = 0;
@@ -243,18 +311,7 @@ print_verdicts(const struct cmp *c, FILE *fp, int all)
 				continue;
 			}
 			changed++;
-			fprintf(fp, "  %-24s", row->name);
-			if (cell->ratio_valid)
-				fprintf(fp, " %+8.1f%%  ratio %.3g",
-				    cell->change_pct, cell->ratio);
-			else
-				fprintf(fp, " the baseline's median is 0");
-			if (cell->ci.valid)
-				fprintf(fp, " [%.3g, %.3g]", cell->ci.lo,
-				    cell->ci.hi);
-			fprintf(fp, "  ");
-			print_p(fp, &cell->mw);
-			fputc('\n', fp);
+			print_change(fp, row, cell, width);
 		}
 		if (changed > 0)
 			fprintf(fp,
@@ -354,13 +411,14 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 			continue;
 		fprintf(fp, "  %c against A: ", (int)('A' + i % 26));
 		if (h->chi2.dof == 0)
-			fprintf(fp, "one bucket in common, nothing to test; ");
+			fprintf(fp, "one bucket in common, nothing to test;");
 		else
-			fprintf(fp, "chi-square %.1f, %u df, p %s%.2g; ",
+			fprintf(fp, "chi-square %.1f, %u df, p %s%.2g;",
 			    h->chi2.chi2, h->chi2.dof,
 			    h->chi2.p < 1e-16 ? "< " : "",
 			    h->chi2.p < 1e-16 ? 1e-16 : h->chi2.p);
-		fprintf(fp, "EMD %.2f buckets (%s); median %s -> %s: %s\n",
+		fprintf(fp,
+		    "\n    EMD %.2f buckets (%s); median %s -> %s: %s\n",
 		    h->emd_buckets,
 		    h->shift_buckets < 0       ? "smaller"
 		        : h->shift_buckets > 0 ? "larger"
@@ -373,9 +431,9 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 	}
 	if (strcmp(c->result[0]->layer_kind[l], "interval_mean") == 0)
 		fprintf(fp,
-		    "  (interval means, not single transfers: the "
-		    "chi-square counts operations that are not\n  independent; "
-		    "read the EMD and the per-run mean_bytes test)\n");
+		    "  (interval means, not single transfers: the chi-square "
+		    "counts operations that\n  are not independent; read the "
+		    "EMD and the per-run mean_bytes test)\n");
 	fputc('\n', fp);
 }
 
@@ -399,7 +457,7 @@ any_guest(const struct cmp *c)
 }
 
 static void
-print_series(const struct cmp *c, FILE *fp)
+print_series(const struct cmp *c, FILE *fp, int all, int width)
 {
 	const char *size = cmp_row_find(c, "write.mean_bytes") != NULL
 	    ? "write.mean_bytes"
@@ -447,18 +505,36 @@ print_series(const struct cmp *c, FILE *fp)
 	}
 	if (!c->times_ok)
 		fprintf(fp, "  n/c: %s\n", c->times_why);
+	if (!all && table_width(c) > (size_t)width)
+		fprintf(fp,
+		    "  (the table of every metric side by side is %zu columns "
+		    "wide: -a prints it)\n",
+		    table_width(c));
 	fputc('\n', fp);
 }
 
 void
-cmp_report_text(const struct cmp *c, FILE *fp, int all)
+cmp_report_text(const struct cmp *c, FILE *fp, int all, int width)
 {
-	print_results(c, fp);
-	print_table(c, fp, all);
-	print_verdicts(c, fp, all);
+	/*
+	 * Two results are one comparison and the table is all of it; with
+	 * more, a table wider than the page is unreadable, and the series
+	 * leads in its place.
+	 */
+	int table = all || c->nresult <= 2 || table_width(c) <= (size_t)width;
+	/* With the table, the report is as wide as it takes, as it always was.
+	 */
+	int fit = table ? 0 : width;
+
+	print_results(c, fp, fit);
+	if (table)
+		print_table(c, fp, all);
+	else
+		print_series(c, fp, all, width);
+	print_verdicts(c, fp, all, fit);
 	/* From the application down to the device, as the data goes. */
 	for (int l = 0; l < CMP_NLAYER; l++)
 		print_hist_layer(c, fp, l);
-	if (c->nresult > 2)
-		print_series(c, fp);
+	if (table && c->nresult > 2)
+		print_series(c, fp, all, width);
 }

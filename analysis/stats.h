@@ -11,8 +11,10 @@
  * sizes in log2 buckets: the earth mover's distance and the shift of the
  * median bucket. docs/compare.md says why these and what they cannot tell.
  *
- *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22}, b[] =
- *{2.0, 2.1, 1.9, 2.2, 2.05}; struct stats_mw mw; struct stats_ci ci;
+ *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22};
+ *	double b[] = {2.0, 2.1, 1.9, 2.2, 2.05};
+ *	struct stats_mw mw;
+ *	struct stats_ci ci;
  *
  *	stats_median(a, 5);				-> 1.22
  *	stats_mannwhitney(a, 5, b, 5, &mw);		mw.p = 0.0079 (exact)

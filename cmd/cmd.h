@@ -26,6 +26,8 @@ int cmd_nfs(int argc, char **argv);
 
 /* usage.c: the synopsis of every command, to f (stderr on usage errors). */
 void usage_print(FILE *f);
+/* Only the lines of `ubcreplay name`, first "usage: ubcreplay name ...". */
+void usage_command(FILE *f, const char *name);
 
 /*
  * common.c. The sampling interval as written: "100ms", "0.5s", "250us",

@@ -9,12 +9,15 @@
  * Exit status: 0 when no gate failed, 1 when one did (each is listed),
  * 2 for a usage or input error, or a gate that cannot be judged.
  */
+#include <sys/ioctl.h>
+
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analysis/compare.h"
 #include "cmd.h"
@@ -32,10 +35,14 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char compare_usage[] =
-    "usage: ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
-    "                 [--fail-if metric:change] [--svg file] result ...\n"
-    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n";
+/* The synopsis's lines, and what a change is. */
+static void
+compare_usage(FILE *f)
+{
+	usage_command(f, "compare");
+	fputs(
+	    "       change: +pct% (fail on a rise) or -pct% (on a fall)\n", f);
+}
 
 struct compare_opts {
 	int all;
@@ -45,6 +52,30 @@ struct compare_opts {
 	size_t ngate;
 	struct cmp_gate gate[MAX_GATES];
 };
+
+/*
+ * The page's width: COLUMNS when set, else the terminal's when stdout is
+ * one, else 80 (a file, a pipe).
+ */
+static int
+page_width(void)
+{
+	const char *s = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (s != NULL && *s != '\0') {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
+			return (int)v;
+	}
+	if (isatty(STDOUT_FILENO) &&
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
+}
 
 static int
 parse(int argc, char **argv, struct compare_opts *o)
@@ -90,7 +121,7 @@ parse(int argc, char **argv, struct compare_opts *o)
 			o->svg = optarg;
 			break;
 		case 'h':
-			fputs(compare_usage, stdout);
+			compare_usage(stdout);
 			return 1;
 		default:
 			return -1;
@@ -113,7 +144,7 @@ cmd_compare(int argc, char **argv)
 
 	if ((r = parse(argc, argv, &o)) != 0) {
 		if (r < 0)
-			fputs(compare_usage, stderr);
+			compare_usage(stderr);
 		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 	}
 	want = (size_t)(argc - optind) + (o.baseline != NULL);
@@ -123,7 +154,7 @@ cmd_compare(int argc, char **argv)
 		else
 			warnx("compare needs two results or more (or "
 			      "--baseline and one)");
-		fputs(compare_usage, stderr);
+		compare_usage(stderr);
 		return EXIT_USAGE;
 	}
 
@@ -161,7 +192,7 @@ cmd_compare(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	cmp_report_text(c, stdout, o.all);
+	cmp_report_text(c, stdout, o.all, page_width());
 	if (o.ngate > 0) {
 		printf(
 		    "Gates (--fail-if: beyond the limit and significant):\n");

@@ -437,27 +437,16 @@ ddrun_close(struct ddrun *r)
 
 /* `ubcreplay dd` itself. */
 
-static const struct option longopts[] = {
-    {"drop-caches", no_argument, NULL, DDOPT_DROP},
-    {"ntp", required_argument, NULL, DDOPT_NTP},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
-static const char dd_usage[] =
-    "usage: ubcreplay dd [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                    [-p probe] [--drop-caches] [--ntp host[:port]]\n"
-    "                    if=file of=file [bs=n] [count=n] [skip=n] [seek=n]\n"
-    "                    [iflag=direct] [oflag=direct]\n";
-
 /*
  * The options every dd command shares; c is getopt's answer. Returns 1 when
- * c was one of them, 0 when not, -1 when its value is bad (warned).
+ * c was one of them, 0 when not, -1 when its value is bad (warned), -2 when
+ * it is bad as a dd operand is (a size).
  */
-int
-ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
-    const char **output)
+static int
+ddrun_option(int c, const char *arg, struct ddrun_opts *o)
 {
+	char err[256];
+
 	switch (c) {
 	case 'i':
 		if (cmd_parse_interval(arg, &o->interval_ns) == -1) {
@@ -468,12 +457,12 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
 		}
 		return 1;
 	case 'l':
-		*label = arg;
+		o->label = arg;
 		return 1;
 	case 'n':
 		return ddrun_parse_runs(arg, &o->runs) == -1 ? -1 : 1;
 	case 'o':
-		*output = arg;
+		o->output = arg;
 		return 1;
 	case 'p':
 		if (ddrun_parse_probe(arg) == -1)
@@ -487,7 +476,7 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
 		o->drop_caches = 1;
 		return 1;
 	case DDOPT_NTP: {
-		char host[256], port[16], err[256];
+		char host[256], port[16];
 
 		if (sntp_parse_server(arg, host, sizeof(host), port,
 		        sizeof(port), err, sizeof(err)) == -1) {
@@ -497,6 +486,60 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o, const char **label,
 		o->ntp = arg;
 		return 1;
 	}
+	case DDOPT_SIZE:
+		if (replay_dd_parse_size(
+		        arg, &o->size_bytes, err, sizeof(err)) == -1 ||
+		    o->size_bytes == 0) {
+			warnx("--size: %s",
+			    o->size_bytes == 0 ? "must be at least 1 byte"
+			                       : err);
+			return -2;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int
+ddrun_operands(int argc, char **argv, const char *const *refused,
+    const char *why, struct replay_dd *dd)
+{
+	char err[512];
+
+	for (int i = optind; i < argc; i++) {
+		for (size_t k = 0; refused != NULL && refused[k] != NULL; k++)
+			if (strncmp(argv[i], refused[k], strlen(refused[k])) ==
+			    0) {
+				warnx("operand '%s': %s", argv[i], why);
+				return -1;
+			}
+		if (replay_dd_operand(dd, argv[i], err, sizeof(err)) == -1) {
+			warnx("%s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+ddrun_split_list(const char *opt, const char *what, char *arg, char **v,
+    size_t max, size_t *n)
+{
+	char *tok, *save = NULL;
+
+	/* strtok_r writes nothing into a list of commas alone. */
+	*n = 0;
+	for (tok = strtok_r(arg, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max) {
+			warnx("%s: more than %zu %s", opt, max, what);
+			return -1;
+		}
+		v[(*n)++] = tok;
+	}
+	if (*n == 0) {
+		warnx("%s: no %s in '%s'", opt, what, arg);
+		return -1;
 	}
 	return 0;
 }
@@ -508,6 +551,45 @@ ddrun_opts_init(struct ddrun_opts *o)
 	o->runs = 1;
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->probe = "auto";
+	o->size_bytes = DDRUN_SIZE_BYTES;
+}
+
+int
+ddrun_getopt(int argc, char **argv, const struct option *own, const char *name,
+    struct ddrun_opts *o, int *status)
+{
+	static const struct option shared[] = {
+	    {"drop-caches", no_argument, NULL, DDOPT_DROP},
+	    {"ntp", required_argument, NULL, DDOPT_NTP},
+	    {"help", no_argument, NULL, 'h'},
+	};
+	struct option
+	    all[sizeof(shared) / sizeof(shared[0]) + DDRUN_MAX_OWN + 1];
+	size_t n = 0;
+	int c, rv;
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		all[n++] = shared[i];
+	for (size_t i = 0; own != NULL && own[i].name != NULL; i++)
+		if (i < DDRUN_MAX_OWN)
+			all[n++] = own[i];
+	memset(&all[n], 0, sizeof(all[n]));
+	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:q", all, NULL)) != -1) {
+		if (c == 'h') {
+			usage_command(stdout, name);
+			*status = EXIT_SUCCESS;
+			return -1;
+		}
+		if (c >= DDOPT_FIRST_FREE)
+			return c;
+		if ((rv = ddrun_option(c, optarg, o)) == 1)
+			continue;
+		if (rv == 0)
+			usage_command(stderr, name);
+		*status = rv == -2 ? EXIT_FAILURE : EXIT_USAGE;
+		return -1;
+	}
+	return 0;
 }
 
 /* Writes the result (when asked) and the report; returns the status. */
@@ -550,42 +632,26 @@ ddrun_die_if_stopped(struct ddrun *r)
 int
 cmd_dd(int argc, char **argv)
 {
-	const char *label = NULL, *output = NULL;
+	const char *label;
 	struct ddrun_opts o;
 	struct replay_dd dd;
 	struct ddrun r;
 	char err[768], deflabel[1024];
-	int c, status = EXIT_SUCCESS;
+	int status = EXIT_SUCCESS;
 	json_t *doc;
 
 	ddrun_opts_init(&o);
 	o.closing = 1;
 	replay_dd_init(&dd);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
-	    -1) {
-		int rv;
-
-		if (c == 'h') {
-			fputs(dd_usage, stdout);
-			return EXIT_SUCCESS;
-		}
-		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_USAGE;
-		if (rv == 0) {
-			fputs(dd_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	for (int i = optind; i < argc; i++)
-		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
-			warnx("%s", err);
-			return EXIT_FAILURE;
-		}
+	if (ddrun_getopt(argc, argv, NULL, "dd", &o, &status) != 0)
+		return status;
+	if (ddrun_operands(argc, argv, NULL, NULL, &dd) == -1)
+		return EXIT_FAILURE;
 	if (dd.in == NULL || dd.out == NULL) {
 		warnx("missing operand %s",
 		    dd.in == NULL ? "if=FILE" : "of=FILE");
-		fputs(dd_usage, stderr);
+		usage_command(stderr, "dd");
 		return EXIT_USAGE;
 	}
 	o.closing = !o.quiet;
@@ -610,12 +676,12 @@ cmd_dd(int argc, char **argv)
 		ddrun_close(&r);
 		return status;
 	}
-	if (label == NULL) {
+	if ((label = o.label) == NULL) {
 		snprintf(deflabel, sizeof(deflabel), "if=%s of=%s bs=%" PRIu64,
 		    dd.in, dd.out, dd.bs_bytes);
 		label = deflabel;
 	}
 	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
 	ddrun_close(&r);
-	return ddrun_finish(doc, output, o.quiet, status);
+	return ddrun_finish(doc, o.output, o.quiet, status);
 }

@@ -1,14 +1,19 @@
 /*
- * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: one dd
- * transfer, prepared once (operands checked, both ends resolved to their
- * devices, the probe opened on all of them), run -n times with lossage
- * measured around each run, and turned into a result document.
+ * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: the option and
+ * operand parsing, and one dd transfer, prepared once (operands checked,
+ * both ends resolved to their devices, the probe opened on all of them),
+ * run -n times with lossage measured around each run, and turned into a
+ * result document.
  *
  *	struct ddrun r;
+ *	ddrun_opts_init(&opts);
+ *	while ((c = ddrun_getopt(argc, argv, own, "sweep", &opts, &st)) > 0)
+ *		...					its own options
+ *	if (ddrun_operands(argc, argv, NULL, NULL, &dd) == -1) ...
  *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) == -1) ...
  *	for (i = 0; i < opts.runs; i++)
  *		if (ddrun_run(&r, err, sizeof(err)) == -1) ... stop
- *	doc = ddrun_json(&r, "dd", label);
+ *	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
  *	ddrun_close(&r);
  *
  * Lives with the front end because it wires the modules together and
@@ -17,6 +22,7 @@
 #ifndef UBC_CMD_DD_H
 #define UBC_CMD_DD_H
 
+#include <getopt.h>
 #include <jansson.h>
 
 #include "../analysis/analysis.h"
@@ -26,6 +32,8 @@
 
 #define DDRUN_MAX_RUNS       1000
 #define DDRUN_NTP_TIMEOUT_NS 2000000000LL
+#define DDRUN_SIZE_BYTES     (64ULL << 20) /* --size when not given */
+#define DDRUN_MAX_OWN        8             /* a command's own long options */
 
 /* The options every dd command takes besides dd's operands. */
 struct ddrun_opts {
@@ -35,7 +43,10 @@ struct ddrun_opts {
 	int drop_caches;
 	const char *ntp; /* HOST[:PORT] or NULL */
 	int quiet;
-	int closing; /* print dd's closing lines on stderr */
+	int closing;         /* print dd's closing lines on stderr */
+	const char *label;   /* -l, or NULL */
+	const char *output;  /* -o, or NULL */
+	uint64_t size_bytes; /* --size, where the command takes it */
 };
 
 /* What one run adds to the common result: dd's counts and the lossage. */
@@ -68,21 +79,43 @@ int ddrun_parse_runs(const char *s, int *runs);
 int ddrun_parse_probe(const char *s);
 
 /*
- * The long options the dd commands share (--drop-caches, --ntp, --help),
- * as getopt_long returns them; each command lists them in its table.
+ * The long options the dd commands share, as getopt_long returns them:
+ * --drop-caches and --ntp every one takes; --size a command takes by
+ * listing {"size", required_argument, NULL, DDOPT_SIZE} among its own.
+ * A command's own options are numbered from DDOPT_FIRST_FREE.
  */
-enum { DDOPT_DROP = 256, DDOPT_NTP, DDOPT_FIRST_FREE };
-#define DDRUN_SHORTOPTS "hi:l:n:o:p:q"
+enum { DDOPT_DROP = 256, DDOPT_NTP, DDOPT_SIZE, DDOPT_FIRST_FREE };
 
 void ddrun_opts_init(struct ddrun_opts *o);
 
 /*
- * One of the shared options (-i -l -n -o -p -q --drop-caches --ntp), c as
- * getopt returned it: 1 when taken, 0 when not one of them, -1 when its
- * value is bad (warned).
+ * dd's operands, argv[optind] on, into dd. One that begins with any of
+ * refused (a NULL-ended list, or NULL) is refused with why, as "operand
+ * 'bs=4k': why". -1 on a bad one, warned.
  */
-int ddrun_option(int c, const char *arg, struct ddrun_opts *o,
-    const char **label, const char **output);
+int ddrun_operands(int argc, char **argv, const char *const *refused,
+    const char *why, struct replay_dd *dd);
+
+/*
+ * Splits the comma list arg of option opt in place into at most max items
+ * (v); -1 when there are more or none, warned ("--bs: no block sizes in
+ * ','"), what naming the items.
+ */
+int ddrun_split_list(const char *opt, const char *what, char *arg, char **v,
+    size_t max, size_t *n);
+
+/*
+ * The option loop of a dd command (set optind to 1 first). The shared
+ * options (-i -l -n -o -p -q --drop-caches --ntp --size) go into o; own
+ * lists the command's own long options (NULL, or up to DDRUN_MAX_OWN
+ * entries ending in a zero one); name is the command's, for its usage
+ * (usage_command). Returns the code of the next own option,
+ * optarg its value; 0 when the operands begin, at optind; -1 when the
+ * command is to exit with *status: after -h (usage printed on stdout) or a
+ * bad option (warned, usage printed on stderr).
+ */
+int ddrun_getopt(int argc, char **argv, const struct option *own,
+    const char *name, struct ddrun_opts *o, int *status);
 
 /*
  * Writes the result to output (when not NULL), prints the text report

@@ -22,49 +22,21 @@
 #include "cmd.h"
 #include "dd.h"
 
-#define MATRIX_MAX_ENDS    16
-#define DEFAULT_SIZE_BYTES (64ULL << 20)
-#define DEFAULT_BS_BYTES   (64ULL << 10)
+#define MATRIX_MAX_ENDS  16
+#define DEFAULT_BS_BYTES (64ULL << 10)
 
-enum { OPT_FROM = DDOPT_FIRST_FREE, OPT_TO, OPT_SIZE };
+enum { OPT_FROM = DDOPT_FIRST_FREE, OPT_TO };
 
-static const struct option longopts[] = {
-    {"drop-caches", no_argument, NULL, DDOPT_DROP},
-    {"ntp", required_argument, NULL, DDOPT_NTP},
-    {"help", no_argument, NULL, 'h'},
+/* Besides the options of every dd command. */
+static const struct option matrix_opts[] = {
     {"from", required_argument, NULL, OPT_FROM},
     {"to", required_argument, NULL, OPT_TO},
-    {"size", required_argument, NULL, OPT_SIZE},
+    {"size", required_argument, NULL, DDOPT_SIZE},
     {NULL, 0, NULL, 0},
 };
 
-static const char matrix_usage[] =
-    "usage: ubcreplay matrix --from files --to files [--size n] [-q]\n"
-    "                        [-i interval] [-l label] [-n runs] [-o file]\n"
-    "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
-    "                        [bs=n] [iflag=direct] [oflag=direct]\n";
-
-/* Splits a comma list in place into at most MATRIX_MAX_ENDS paths. */
-static int
-split(const char *opt, char *arg, char **v, size_t *n)
-{
-	char *tok, *save = NULL;
-
-	*n = 0;
-	for (tok = strtok_r(arg, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == MATRIX_MAX_ENDS) {
-			warnx("%s: more than %d files", opt, MATRIX_MAX_ENDS);
-			return -1;
-		}
-		v[(*n)++] = tok;
-	}
-	if (*n == 0) {
-		warnx("%s: no files", opt);
-		return -1;
-	}
-	return 0;
-}
+/* What --from, --to and --size stand for. */
+static const char *const refused[] = {"if=", "of=", "count=", NULL};
 
 /* Why the pair makes no sense, or NULL when it does. */
 static const char *
@@ -127,11 +99,11 @@ pair_json(const char *from, const char *to, json_t *doc, const char *skip,
 int
 cmd_matrix(int argc, char **argv)
 {
-	const char *label = NULL, *output = NULL;
+	const char *label;
 	char *from[MATRIX_MAX_ENDS], *to[MATRIX_MAX_ENDS];
 	char *fromarg = NULL, *toarg = NULL;
 	size_t nfrom = 0, nto = 0, ok = 0;
-	uint64_t size_bytes = DEFAULT_SIZE_BYTES;
+	uint64_t size_bytes;
 	struct ddrun_opts o;
 	struct replay_dd dd;
 	char err[768], why[512];
@@ -142,59 +114,30 @@ cmd_matrix(int argc, char **argv)
 	replay_dd_init(&dd);
 	dd.bs_bytes = DEFAULT_BS_BYTES;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
-	    -1) {
-		int rv;
-
-		switch (c) {
-		case 'h':
-			fputs(matrix_usage, stdout);
-			return EXIT_SUCCESS;
-		case OPT_FROM:
+	while ((c = ddrun_getopt(
+	            argc, argv, matrix_opts, "matrix", &o, &status)) > 0) {
+		if (c == OPT_FROM)
 			fromarg = optarg;
-			continue;
-		case OPT_TO:
+		if (c == OPT_TO)
 			toarg = optarg;
-			continue;
-		case OPT_SIZE:
-			if (replay_dd_parse_size(
-			        optarg, &size_bytes, err, sizeof(err)) == -1 ||
-			    size_bytes == 0) {
-				warnx("--size: %s",
-				    size_bytes == 0 ? "must be at least 1 byte"
-				                    : err);
-				return EXIT_FAILURE;
-			}
-			continue;
-		}
-		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_USAGE;
-		if (rv == 0) {
-			fputs(matrix_usage, stderr);
-			return EXIT_USAGE;
-		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (strncmp(argv[i], "if=", 3) == 0 ||
-		    strncmp(argv[i], "of=", 3) == 0 ||
-		    strncmp(argv[i], "count=", 6) == 0) {
-			warnx("operand '%s': a matrix takes its files from "
-			      "--from and --to, its size from --size",
-			    argv[i]);
-			return EXIT_FAILURE;
-		}
-		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
-			warnx("%s", err);
-			return EXIT_FAILURE;
-		}
-	}
+	if (c == -1)
+		return status;
+	size_bytes = o.size_bytes;
+	if (ddrun_operands(argc, argv, refused,
+	        "a matrix takes its files from --from and --to, its size "
+	        "from --size",
+	        &dd) == -1)
+		return EXIT_FAILURE;
 	if (fromarg == NULL || toarg == NULL) {
 		warnx("missing %s", fromarg == NULL ? "--from" : "--to");
-		fputs(matrix_usage, stderr);
+		usage_command(stderr, "matrix");
 		return EXIT_USAGE;
 	}
-	if (split("--from", fromarg, from, &nfrom) == -1 ||
-	    split("--to", toarg, to, &nto) == -1)
+	if (ddrun_split_list("--from", "files", fromarg, from, MATRIX_MAX_ENDS,
+	        &nfrom) == -1 ||
+	    ddrun_split_list(
+	        "--to", "files", toarg, to, MATRIX_MAX_ENDS, &nto) == -1)
 		return EXIT_FAILURE;
 	dd.have_count = 1;
 	dd.count = size_bytes / dd.bs_bytes > 0 ? size_bytes / dd.bs_bytes : 1;
@@ -297,7 +240,7 @@ cmd_matrix(int argc, char **argv)
 		json_decref(allruns);
 		return EXIT_FAILURE;
 	}
-	if (label == NULL)
+	if ((label = o.label) == NULL)
 		label = "matrix";
 	json_object_set_new(top, "kind", json_string("matrix"));
 	json_object_set_new(top, "label", json_string(label));
@@ -323,5 +266,5 @@ cmd_matrix(int argc, char **argv)
 	json_object_set_new(top, "pairs", pairs);
 	json_object_set_new(
 	    top, "summary", json_pack("{s:I}", "runs_ok", (json_int_t)ok));
-	return ddrun_finish(top, output, o.quiet, status);
+	return ddrun_finish(top, o.output, o.quiet, status);
 }

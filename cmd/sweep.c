@@ -20,57 +20,42 @@
 #include "cmd.h"
 #include "dd.h"
 
-#define SWEEP_MAX_SIZES    64
-#define DEFAULT_SIZE_BYTES (64ULL << 20)
+#define SWEEP_MAX_SIZES 64
 
-enum { OPT_BS = DDOPT_FIRST_FREE, OPT_SIZE, OPT_COLD };
+enum { OPT_BS = DDOPT_FIRST_FREE, OPT_COLD };
 
-static const struct option longopts[] = {
-    {"drop-caches", no_argument, NULL, DDOPT_DROP},
-    {"ntp", required_argument, NULL, DDOPT_NTP},
-    {"help", no_argument, NULL, 'h'},
+/* Besides the options of every dd command. */
+static const struct option sweep_opts[] = {
     {"bs", required_argument, NULL, OPT_BS},
-    {"size", required_argument, NULL, OPT_SIZE},
+    {"size", required_argument, NULL, DDOPT_SIZE},
     {"cold", no_argument, NULL, OPT_COLD},
     {NULL, 0, NULL, 0},
 };
 
-static const char sweep_usage[] =
-    "usage: ubcreplay sweep --bs sizes [--cold] [--size n] [-q] [-i interval]\n"
-    "                       [-l label] [-n runs] [-o file] [-p probe]\n"
-    "                       [--drop-caches] [--ntp host[:port]] if=file\n"
-    "                       [of=file] [skip=n] [iflag=direct] [oflag=direct]\n";
+/* What --bs and --size stand for. */
+static const char *const refused[] = {"bs=", "count=", NULL};
 
 /* "512,4k,64k" into sizes; warns and returns -1 on a bad one. */
 static int
-parse_bs_list(const char *arg, uint64_t *bs, size_t *n)
+parse_bs_list(char *arg, uint64_t *bs, size_t *n)
 {
-	char buf[1024], *tok, *save = NULL, err[128];
+	char *tok[SWEEP_MAX_SIZES], err[128];
 
-	snprintf(buf, sizeof(buf), "%s", arg);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == SWEEP_MAX_SIZES) {
-			warnx("--bs: more than %d sizes", SWEEP_MAX_SIZES);
-			return -1;
-		}
-		if (replay_dd_parse_size(tok, &bs[*n], err, sizeof(err)) ==
+	if (ddrun_split_list(
+	        "--bs", "block sizes", arg, tok, SWEEP_MAX_SIZES, n) == -1)
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		if (replay_dd_parse_size(tok[i], &bs[i], err, sizeof(err)) ==
 		    -1) {
 			warnx("--bs: %s", err);
 			return -1;
 		}
-		if (bs[*n] == 0) {
+		if (bs[i] == 0) {
 			warnx("--bs: invalid block size '%s': must be at least "
 			      "1 byte",
-			    tok);
+			    tok[i]);
 			return -1;
 		}
-		(*n)++;
-	}
-	if (*n == 0) {
-		warnx("--bs: no block sizes in '%s'", arg);
-		return -1;
 	}
 	return 0;
 }
@@ -95,8 +80,8 @@ size_summary(const struct ddrun *r, size_t from, size_t n)
 int
 cmd_sweep(int argc, char **argv)
 {
-	const char *label = NULL, *output = NULL, *cold_how = "none";
-	uint64_t bs[SWEEP_MAX_SIZES], size_bytes = DEFAULT_SIZE_BYTES;
+	const char *label, *cold_how = "none";
+	uint64_t bs[SWEEP_MAX_SIZES], size_bytes;
 	size_t nbs = 0, ran = 0, first[SWEEP_MAX_SIZES], nruns[SWEEP_MAX_SIZES];
 	struct ddrun_opts o;
 	struct replay_dd dd;
@@ -108,58 +93,25 @@ cmd_sweep(int argc, char **argv)
 	ddrun_opts_init(&o);
 	replay_dd_init(&dd);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, DDRUN_SHORTOPTS, longopts, NULL)) !=
-	    -1) {
-		int rv;
-
-		switch (c) {
-		case 'h':
-			fputs(sweep_usage, stdout);
-			return EXIT_SUCCESS;
-		case OPT_BS:
-			if (parse_bs_list(optarg, bs, &nbs) == -1)
-				return EXIT_FAILURE;
-			continue;
-		case OPT_SIZE:
-			if (replay_dd_parse_size(
-			        optarg, &size_bytes, err, sizeof(err)) == -1 ||
-			    size_bytes == 0) {
-				warnx("--size: %s",
-				    size_bytes == 0 ? "must be at least 1 byte"
-				                    : err);
-				return EXIT_FAILURE;
-			}
-			continue;
-		case OPT_COLD:
+	while ((c = ddrun_getopt(
+	            argc, argv, sweep_opts, "sweep", &o, &status)) > 0) {
+		if (c == OPT_BS && parse_bs_list(optarg, bs, &nbs) == -1)
+			return EXIT_FAILURE;
+		if (c == OPT_COLD)
 			cold = 1;
-			continue;
-		}
-		if ((rv = ddrun_option(c, optarg, &o, &label, &output)) == -1)
-			return EXIT_USAGE;
-		if (rv == 0) {
-			fputs(sweep_usage, stderr);
-			return EXIT_USAGE;
-		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (strncmp(argv[i], "bs=", 3) == 0 ||
-		    strncmp(argv[i], "count=", 6) == 0) {
-			warnx("operand '%s': a sweep takes its sizes from --bs "
-			      "and --size",
-			    argv[i]);
-			return EXIT_FAILURE;
-		}
-		if (replay_dd_operand(&dd, argv[i], err, sizeof(err)) == -1) {
-			warnx("%s", err);
-			return EXIT_FAILURE;
-		}
-	}
+	if (c == -1)
+		return status;
+	size_bytes = o.size_bytes;
+	if (ddrun_operands(argc, argv, refused,
+	        "a sweep takes its sizes from --bs and --size", &dd) == -1)
+		return EXIT_FAILURE;
 	if (nbs == 0 || dd.in == NULL) {
 		warnx("%s",
 		    nbs == 0 ? "missing --bs"
 		             : "missing operand "
 		               "if=FILE");
-		fputs(sweep_usage, stderr);
+		usage_command(stderr, "sweep");
 		return EXIT_USAGE;
 	}
 	if (dd.out == NULL)
@@ -218,7 +170,7 @@ cmd_sweep(int argc, char **argv)
 		ddrun_close(&r);
 		return status;
 	}
-	if (label == NULL) {
+	if ((label = o.label) == NULL) {
 		snprintf(
 		    deflabel, sizeof(deflabel), "if=%s of=%s", dd.in, dd.out);
 		label = deflabel;
@@ -253,5 +205,5 @@ cmd_sweep(int argc, char **argv)
 		json_object_set_new(doc, "sizes", sizes);
 	}
 	ddrun_close(&r);
-	return ddrun_finish(doc, output, o.quiet, status);
+	return ddrun_finish(doc, o.output, o.quiet, status);
 }

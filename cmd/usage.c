@@ -4,6 +4,7 @@
  * checks that they agree).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 
@@ -35,4 +36,34 @@ void
 usage_print(FILE *f)
 {
 	fputs(synopsis, f);
+}
+
+/*
+ * A command's lines of the synopsis: the one that names it, with "usage:"
+ * in place of the indent (the same width), and the indented ones after it.
+ */
+void
+usage_command(FILE *f, const char *name)
+{
+	static const char lead[] = "       ubcreplay ";
+	size_t len = strlen(name);
+	const char *p = synopsis;
+
+	while ((p = strstr(p, lead)) != NULL &&
+	    !(strncmp(p + strlen(lead), name, len) == 0 &&
+	        (p[strlen(lead) + len] == ' ' ||
+	            p[strlen(lead) + len] == '\n')))
+		p++;
+	if (p == NULL) { /* a name not in it: all of it, then */
+		fputs(synopsis, f);
+		return;
+	}
+	fputs("usage:", f);
+	p += strlen("usage:");
+	do {
+		const char *nl = strchr(p, '\n');
+
+		fprintf(f, "%.*s", (int)(nl - p + 1), p);
+		p = nl + 1;
+	} while (*p != '\0' && strncmp(p, lead, strlen(lead)) != 0);
 }

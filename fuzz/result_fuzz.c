@@ -10,22 +10,16 @@
  *
  *	make fuzz FUZZ_SECONDS=60
  */
-#include <sys/mman.h>
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
+#include "fuzzfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int fd = -1;
-static char path[64];
-static FILE *sink;
 
 /* The report, in memory: no control character but the line ends. */
 static void
@@ -51,21 +45,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Few resamples: the statistics are not what is under test. */
 	struct cmp_opts opts = {0.05, 0.95, 20, 0.1};
+	const char *path = fuzz_input_file(data, size);
+	FILE *sink = fuzz_sink();
 	struct cmp_result *r[2];
 	struct cmp *c;
 	char err[512];
 	json_t *doc;
 
-	if (fd == -1) {
-		/* The input as a file, without leaving one behind. */
-		if ((fd = memfd_create("result_fuzz", 0)) == -1 ||
-		    (sink = fopen("/dev/null", "w")) == NULL)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) == -1 ||
-	    pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
 	if ((doc = result_load(path, err, sizeof(err))) == NULL)
 		return 0;
 	text_clean(doc);
@@ -77,7 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cmp_result_free(r[0]);
 	else if (r[0] != NULL &&
 	    (c = cmp_new(r, 2, &opts, err, sizeof(err))) != NULL) {
-		cmp_report_text(c, sink, 1);
+		cmp_report_text(c, sink, 1, 80);
+		cmp_report_text(c, sink, 0, 40);
 		cmp_report_svg(c, sink, err, sizeof(err));
 		cmp_free(c);
 	}

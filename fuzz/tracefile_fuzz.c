@@ -7,43 +7,28 @@
  *
  *	make fuzz FUZZ_SECONDS=60
  */
-#include <sys/mman.h>
-
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "fuzzfile.h"
 #include "traces/traces.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int fd = -1;
-static char path[64];
-static FILE *sink;
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const char *path = fuzz_input_file(data, size);
 	struct tracefile tf;
 	char err[512];
 	json_t *doc;
 
-	if (fd == -1) {
-		if ((fd = memfd_create("tracefile_fuzz", 0)) == -1 ||
-		    (sink = fopen("/dev/null", "w")) == NULL)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) == -1 ||
-	    pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
 	(void)tracefile_is(path, err, sizeof(err));
 	if (tracefile_read(path, &tf, err, sizeof(err)) == -1)
 		return 0;
 	if ((doc = result_retrace(&tf, err, sizeof(err))) != NULL) {
-		report_text(doc, sink, 0);
+		report_text(doc, fuzz_sink(), 0);
 		json_decref(doc);
 	}
 	tracefile_free(&tf);

@@ -12,8 +12,7 @@
  *	struct replay_outcome o;
  *	if (replay_child(replay_tar_extract, &job, interval_ns, tick, probe,
  *	    &o, err, sizeof(err)) == -1) ...	the child could not be run
- *	if (o.report.failed) ...		it ran, and failed:
- *o.report.error
+ *	if (o.report.failed) ...	it ran, and failed: o.report.error
  *
  * Nothing here prints (but the optional progress line on a terminal) or
  * exits, but for the child's own _exit.
@@ -137,7 +136,8 @@ int replay_drop_caches(char *err, size_t errlen);
  *	for (each "if=..." argument)
  *		if (replay_dd_operand(&dd, arg, err, sizeof(err)) == -1) ...
  *	if (replay_dd_check(&dd, err, sizeof(err)) == -1) ...	bad input
- *	job.dd = &dd; job.counts = replay_dd_counts_new(err, sizeof(err));
+ *	job.dd = &dd;
+ *	job.counts = replay_dd_counts_new(err, sizeof(err));
  *	replay_child(replay_dd_copy, &job, ...);
  *	fputs(replay_dd_closing(job.counts, buf, sizeof(buf)), stderr);
  */

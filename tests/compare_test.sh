@@ -146,6 +146,66 @@ series_body()
 	    atf_fail "third series row wrong"
 }
 
+atf_test_case many
+many_head()
+{
+	atf_set descr "six results: by default the series leads and every line fits 80 columns; -a and a wide COLUMNS keep the table; the gates' exit statuses do not change"
+}
+many_body()
+{
+	# Named as a user names them, in the current directory.
+	for f in default default2 slower sync three_runs failed_some; do
+		cp "$fx/$f.json" . || atf_fail "cannot copy $f.json"
+	done
+	set -- default.json default2.json slower.json sync.json \
+	    three_runs.json failed_some.json
+	atf_check -s exit:0 -o save:out -e empty env -u COLUMNS "$ubc" \
+	    compare "$@"
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' out)
+	[ "$w" -le 80 ] || atf_fail "the longest line is $w columns: $(awk 'length($0) > 80' out)"
+	[ "$(wc -l <out)" -gt 50 ] || atf_fail "the report is cut short"
+	grep -q '^metric ' out && atf_fail "the wide table is printed by default"
+	# The series leads: it comes before the first verdict.
+	s=$(grep -n '^Series (medians):' out | cut -d: -f1)
+	v=$(grep -n ' against A ext4 default:$' out | head -n 1 | cut -d: -f1)
+	[ -n "$s" ] && [ -n "$v" ] && [ "$s" -lt "$v" ] ||
+	    atf_fail "the series does not lead (series line '$s', verdicts line '$v')"
+	grep -Eq '^  ext4 sync +3\.85 s +3\.20 +2\.17 +6\.2K$' out ||
+	    atf_fail "the sync row of the series is wrong"
+	grep -q 'columns wide: -a prints it' out ||
+	    atf_fail "the report does not say where the table went"
+	grep -q 'EMD 1\.47 buckets (smaller); median 4K -> 4K: changed' out ||
+	    atf_fail "the write histogram verdict is missing"
+
+	# -a: the table, over 200 columns, and the series after it.
+	atf_check -s exit:0 -o save:all -e empty env -u COLUMNS "$ubc" \
+	    compare -a "$@"
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' all)
+	[ "$w" -gt 200 ] || atf_fail "-a: the table is $w columns, not the wide one"
+	row all elapsed | grep -q -- '+220\.5% \*' ||
+	    atf_fail "-a: no sync column in the elapsed row: $(row all elapsed)"
+	grep -q '^Series (medians):' all || atf_fail "-a: no series"
+	# A page as wide as the table: the table without -a.
+	atf_check -s exit:0 -o save:wide -e empty env COLUMNS=300 "$ubc" \
+	    compare "$@"
+	grep -q '^metric ' wide || atf_fail "COLUMNS=300: no table"
+
+	# The gates judge the same whatever the page's width.
+	for cols in 80 300; do
+		atf_check -s exit:1 -o save:g$cols -e match:'3 regressions' \
+		    env COLUMNS=$cols "$ubc" compare \
+		    --fail-if elapsed:+100% "$@"
+		atf_check -s exit:0 -o save:p$cols -e empty \
+		    env COLUMNS=$cols "$ubc" compare \
+		    --fail-if elapsed:+500% "$@"
+		sed -n '/^Gates/,$p' g$cols >gates$cols
+		sed -n '/^Gates/,$p' p$cols >>gates$cols
+	done
+	atf_check -s exit:0 -o empty -e empty cmp gates80 gates300
+	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" \
+	    compare --baseline three_runs.json --fail-if elapsed:+10% "$@"
+}
+
 atf_test_case warnings
 warnings_head()
 {
@@ -472,6 +532,7 @@ atf_init_test_cases()
 	atf_add_test_case gate_passes
 	atf_add_test_case too_few_runs
 	atf_add_test_case series
+	atf_add_test_case many
 	atf_add_test_case warnings
 	atf_add_test_case bad_input
 	atf_add_test_case svg

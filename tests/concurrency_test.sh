@@ -6,15 +6,20 @@
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
-# target: a loop filesystem as root (a device for the probe), else here.
+# target: a loop filesystem as root (a device for the probe), else here,
+# with m/t to extract into; and bsdtar's tree of the archive in ref, its
+# listing in ref.lst, to compare the runs' trees with.
 target()
 {
+	require_prog bsdtar
 	if [ "$(id -u)" -eq 0 ]; then
 		mkloopfs m 256 ext4 >/dev/null
 	else
 		mkdir m
 	fi
 	mkdir m/t
+	mkdir ref && bsdtar -xf "$small" -C ref || atf_fail "bsdtar failed"
+	tree ref >ref.lst
 }
 
 # tree DIR: the extracted tree's names, types, modes and times, for
@@ -33,10 +38,7 @@ two_at_once_head()
 }
 two_at_once_body()
 {
-	require_prog bsdtar
 	target
-	mkdir ref && bsdtar -xf "$small" -C ref || atf_fail "bsdtar failed"
-	tree ref >ref.lst
 	"$ubc" -q -n 3 --keep -o a.json "$small" m/t >a.out 2>a.err &
 	a=$!
 	"$ubc" -q -n 3 --keep -o b.json "$small" m/t >b.out 2>b.err &
@@ -97,10 +99,7 @@ one_interrupted_head()
 }
 one_interrupted_body()
 {
-	require_prog bsdtar
 	target
-	mkdir ref && bsdtar -xf "$small" -C ref || atf_fail "bsdtar failed"
-	tree ref >ref.lst
 	"$ubc" -q -n 4 --keep -o b.json "$small" m/t >b.out 2>b.err &
 	b=$!
 	"$ubc" -q -n 20 -o a.json "$small" m/t >a.out 2>a.err &

@@ -46,6 +46,14 @@ leftovers()
 	done <pids
 }
 
+# no_leftovers CASE MNT: the case's line, and a failure for anything left.
+no_leftovers()
+{
+	left=$(leftovers "$2")
+	echo "faults $1: 1 fault injected, $(printf '%s' "$left" | grep -c .) leftovers"
+	[ -z "$left" ] || atf_fail "left behind: $left"
+}
+
 # check CASE MNT WHY: exit 1 (in ./rc), WHY in the message and in the
 # failed second run of the result, the first run ok, nothing left.
 check()
@@ -60,10 +68,7 @@ check()
 	[ "$got" = "failed ok failed" ] || atf_fail "result status and runs: '$got', not 'failed ok failed'"
 	json r.json "d['runs'][1]['error']" | grep -q -- "$why" ||
 	    atf_fail "the failed run's error does not say '$why'"
-	left=$(leftovers "$mnt")
-	n=$(printf '%s' "$left" | grep -c .)
-	echo "faults $case: 1 fault injected, $n leftovers"
-	[ -z "$left" ] || atf_fail "left behind: $left"
+	no_leftovers "$case" "$mnt"
 }
 
 # run_with_fault MNT N CMD: ubcreplay -n 3 on MNT/t, CMD (sh, $RUN set)
@@ -100,9 +105,7 @@ enospc_first_body()
 	grep -q "No space left on device" err || atf_fail "ENOSPC not named"
 	grep -q "cannot write '" err || atf_fail "the entry is not named"
 	[ ! -e r.json ] || atf_fail "a result was written for a first run that failed"
-	left=$(leftovers m)
-	echo "faults enospc_first: 1 fault injected, $(printf '%s' "$left" | grep -c .) leftovers"
-	[ -z "$left" ] || atf_fail "left behind: $left"
+	no_leftovers enospc_first m
 }
 enospc_first_cleanup()
 {
@@ -145,9 +148,7 @@ enospc_keep_body()
 	[ "$got" = "failed ok failed" ] || atf_fail "result: '$got'"
 	[ "$(ls -d m/t/ubcreplay-run.* | wc -l)" -eq 2 ] || atf_fail "--keep did not keep both trees"
 	rm -rf m/t/ubcreplay-run.*
-	left=$(leftovers m)
-	echo "faults enospc_keep: 1 fault injected, $(printf '%s' "$left" | grep -c .) leftovers"
-	[ -z "$left" ] || atf_fail "left behind: $left"
+	no_leftovers enospc_keep m
 }
 enospc_keep_cleanup()
 {

@@ -73,7 +73,25 @@ open_script(void)
 	FILE *f = fopen("script.py", "w");
 
 	ATF_REQUIRE(f != NULL);
-	fprintf(f, "import numpy as np\nimport scipy.stats as st\n");
+	/* The scipy calls the tests make, each printing what it found. */
+	fprintf(f,
+	    "import numpy as np\n"
+	    "import scipy.stats as st\n"
+	    "def mw(a, b, method):\n"
+	    "    r = st.mannwhitneyu(a, b, alternative='two-sided',"
+	    " method=method)\n"
+	    "    print(r.statistic, r.pvalue)\n"
+	    "def chi2(a, b):\n"
+	    "    r = st.chi2_contingency([a, b], correction=False)\n"
+	    "    print(repr(r[0]), r[2], repr(r[1]))\n"
+	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
+	    "[..., (v.shape[axis] - 1) // 2]\n"
+	    "def ratio_ci(a, b, level):\n"
+	    "    r = st.bootstrap((a, b), lambda x, y, axis=-1:"
+	    " lm(y, axis) / lm(x, axis), method='percentile',"
+	    " confidence_level=level, n_resamples=20000, random_state=1)\n"
+	    "    print(repr(r.confidence_interval.low),"
+	    " repr(r.confidence_interval.high))\n");
 	return f;
 }
 
@@ -135,9 +153,7 @@ ATF_TC_BODY(mannwhitney_exact, tc)
 			b[c][i] = 100 + 10 * uniform() + (double)c * 0.7;
 		py_list(f, "a", a[c], na);
 		py_list(f, "b", b[c], nb);
-		fprintf(f,
-		    "r = st.mannwhitneyu(a, b, alternative='two-sided',"
-		    " method='exact')\nprint(r.statistic, r.pvalue)\n");
+		fprintf(f, "mw(a, b, 'exact')\n");
 	}
 	fclose(f);
 	run_python(want, 2 * ncase);
@@ -172,18 +188,12 @@ ATF_TC_BODY(mannwhitney_normal, tc)
 	f = open_script();
 	py_list(f, "a", ta, 5);
 	py_list(f, "b", tb, 6);
-	fprintf(f,
-	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
-	    "print(r.statistic, r.pvalue)\n");
+	fprintf(f, "mw(a, b, 'asymptotic')\n");
 	py_list(f, "a", la, 30);
 	py_list(f, "b", lb, 25);
-	fprintf(f,
-	    "r = st.mannwhitneyu(a, b, method='asymptotic')\n"
-	    "print(r.statistic, r.pvalue)\n");
+	fprintf(f, "mw(a, b, 'asymptotic')\n");
 	/* Identical sets: no evidence at all. */
-	fprintf(f,
-	    "r = st.mannwhitneyu(a, a, method='asymptotic')\n"
-	    "print(r.statistic, r.pvalue)\n");
+	fprintf(f, "mw(a, a, 'asymptotic')\n");
 	fclose(f);
 	run_python(want, 6);
 
@@ -269,15 +279,11 @@ ATF_TC_BODY(chi2_hist, tc)
 	f = open_script();
 	py_hist(f, "a", a + 1, 7);
 	py_hist(f, "b", b + 1, 7);
-	fprintf(f,
-	    "r = st.chi2_contingency([a, b], correction=False)\n"
-	    "print(repr(r[0]), r[2], repr(r[1]))\n");
+	fprintf(f, "chi2(a, b)\n");
 	/* The table the merging should have made, merged by hand. */
 	py_hist(f, "a", ma, 4);
 	py_hist(f, "b", mb, 4);
-	fprintf(f,
-	    "r = st.chi2_contingency([a, b], correction=False)\n"
-	    "print(repr(r[0]), r[2], repr(r[1]))\n");
+	fprintf(f, "chi2(a, b)\n");
 	fclose(f);
 	run_python(want, 6);
 
@@ -334,13 +340,29 @@ ATF_TC_BODY(emd, tc)
 	ATF_CHECK_EQ(stats_median_bucket((uint64_t[]){0, 0}, 2), -1);
 }
 
+/* The interval against scipy's over the same runs, within rel. */
+static void
+ci_against_scipy(const double *a, size_t na, const double *b, size_t nb,
+    double level, const struct stats_ci *ci, double rel)
+{
+	double want[2];
+	FILE *f = open_script();
+
+	py_list(f, "a", a, na);
+	py_list(f, "b", b, nb);
+	fprintf(f, "ratio_ci(a, b, %g)\n", level);
+	fclose(f);
+	run_python(want, 2);
+	check_close(ci->lo, want[0], rel, "ci low");
+	check_close(ci->hi, want[1], rel, "ci high");
+}
+
 ATF_TC_WITHOUT_HEAD(bootstrap);
 ATF_TC_BODY(bootstrap, tc)
 {
-	double a[7], b[9], want[2];
+	double a[7], b[9];
 	struct stats_ci ci, again;
 	char err[128];
-	FILE *f;
 
 	require_scipy();
 	for (size_t i = 0; i < 7; i++)
@@ -363,21 +385,7 @@ ATF_TC_BODY(bootstrap, tc)
 	 * scipy draws other resamples, so the endpoints agree only to the
 	 * Monte Carlo error: 20000 resamples each keep it well under 2%.
 	 */
-	f = open_script();
-	py_list(f, "a", a, 7);
-	py_list(f, "b", b, 9);
-	fprintf(f,
-	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
-	    "[..., (v.shape[axis] - 1) // 2]\n"
-	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
-	    " lm(y, axis) / lm(x, axis), method='percentile',"
-	    " n_resamples=20000, random_state=1)\n"
-	    "print(repr(r.confidence_interval.low),"
-	    " repr(r.confidence_interval.high))\n");
-	fclose(f);
-	run_python(want, 2);
-	check_close(ci.lo, want[0], 0.02, "ci low");
-	check_close(ci.hi, want[1], 0.02, "ci high");
+	ci_against_scipy(a, 7, b, 9, 0.95, &ci, 0.02);
 
 	/* A baseline with a zero: the ratio is undefined. */
 	a[3] = 0;
@@ -390,10 +398,9 @@ ATF_TC_BODY(bootstrap, tc)
 ATF_TC_WITHOUT_HEAD(bootstrap_many);
 ATF_TC_BODY(bootstrap_many, tc)
 {
-	double a[101], b[99], want[2];
+	double a[101], b[99];
 	struct stats_ci ci;
 	char err[128];
-	FILE *f;
 
 	require_scipy();
 	/* Many runs, with ties: the resampled medians go through selection. */
@@ -405,21 +412,7 @@ ATF_TC_BODY(bootstrap_many, tc)
 	                   a, 101, b, 99, 20000, 0.9, 3, &ci, err, sizeof(err)),
 	    0);
 	ATF_REQUIRE(ci.valid);
-	f = open_script();
-	py_list(f, "a", a, 101);
-	py_list(f, "b", b, 99);
-	fprintf(f,
-	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
-	    "[..., (v.shape[axis] - 1) // 2]\n"
-	    "r = st.bootstrap((a, b), lambda x, y, axis=-1:"
-	    " lm(y, axis) / lm(x, axis), method='percentile',"
-	    " confidence_level=0.9, n_resamples=20000, random_state=1)\n"
-	    "print(repr(r.confidence_interval.low),"
-	    " repr(r.confidence_interval.high))\n");
-	fclose(f);
-	run_python(want, 2);
-	check_close(ci.lo, want[0], 0.01, "ci low");
-	check_close(ci.hi, want[1], 0.01, "ci high");
+	ci_against_scipy(a, 101, b, 99, 0.9, &ci, 0.01);
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -34,8 +34,10 @@
  *	nfs_decoder_on_call(d, print_call, NULL);	optional, per call
  *	while (next packet)
  *		nfs_decoder_packet(d, NFS_LINK_EN10MB, ts_ns, bytes, caplen,
- *len); nfs_decoder_finish(d);		unanswered calls are counted now const
- *struct nfs_stats *s = nfs_decoder_stats(d); nfs_decoder_free(d);
+ *		    len);
+ *	nfs_decoder_finish(d);			unanswered calls are counted now
+ *	const struct nfs_stats *s = nfs_decoder_stats(d);
+ *	nfs_decoder_free(d);
  */
 #ifndef UBC_NFS_H
 #define UBC_NFS_H

@@ -591,6 +591,16 @@ half_end(struct nfs_decoder *d, struct nfs_conn *c, int dir)
 	h->state = RM_MARK;
 }
 
+/* A packet the cursor could not read through, counted by why. */
+static void
+packet_err(struct nfs_decoder *d, enum cur_err e)
+{
+	if (e == CUR_TRUNCATED)
+		d->st.loss.packets_truncated++;
+	else if (e == CUR_MALFORMED)
+		d->st.loss.packets_malformed++;
+}
+
 /* TCP (RFC 9293 section 3.1) */
 static void
 tcp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
@@ -611,10 +621,7 @@ tcp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 		cur->err = CUR_MALFORMED;
 	cur_skip(cur, hlen > 20 ? hlen - 20 : 0);
 	if (cur->err != CUR_OK) {
-		if (cur->err == CUR_TRUNCATED)
-			d->st.loss.packets_truncated++;
-		else
-			d->st.loss.packets_malformed++;
+		packet_err(d, cur->err);
 		return;
 	}
 	c = conn_get(d, ip, sport, dport, &dir);
@@ -662,10 +669,7 @@ udp(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 
 	cur_skip(cur, 2);
 	if (cur->err != CUR_OK) {
-		if (cur->err == CUR_TRUNCATED)
-			d->st.loss.packets_truncated++;
-		else
-			d->st.loss.packets_malformed++;
+		packet_err(d, cur->err);
 		return;
 	}
 	if (ulen < 8) {
@@ -700,15 +704,6 @@ transport(struct nfs_decoder *d, const struct ip_info *ip, struct cursor *cur)
 		udp(d, ip, cur);
 	else
 		d->st.packets_other++;
-}
-
-static void
-packet_err(struct nfs_decoder *d, enum cur_err e)
-{
-	if (e == CUR_TRUNCATED)
-		d->st.loss.packets_truncated++;
-	else if (e == CUR_MALFORMED)
-		d->st.loss.packets_malformed++;
 }
 
 /* IPv4 (RFC 791 section 3.1) */
@@ -856,10 +851,7 @@ loopback(struct nfs_decoder *d, struct cursor *cur, int network_order)
 		packet_err(d, cur->err);
 		return;
 	}
-	if (network_order)
-		fam = (uint32_t)f[0] << 24 | (uint32_t)f[1] << 16 |
-		    (uint32_t)f[2] << 8 | f[3];
-	else if (f[0] != 0) /* written little-endian */
+	if (!network_order && f[0] != 0) /* written little-endian */
 		fam = (uint32_t)f[3] << 24 | (uint32_t)f[2] << 16 |
 		    (uint32_t)f[1] << 8 | f[0];
 	else
@@ -884,6 +876,7 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 	d->ts_ns = ts_ns;
 	d->st.packets++;
 	cur_init(&cur, pkt, caplen, wirelen < caplen ? caplen : wirelen);
+	/* The headers that end in an EtherType break out to read on. */
 	switch (linktype) {
 	case NFS_LINK_EN10MB: /* IEEE 802.3, with 802.1Q/802.1ad tags */
 		cur_skip(&cur, 12);
@@ -893,30 +886,15 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 			cur_skip(&cur, 2);
 			type = cur_u16(&cur);
 		}
-		if (cur.err != CUR_OK) {
-			packet_err(d, cur.err);
-			return;
-		}
-		ethertype(d, type, &cur);
-		return;
+		break;
 	case NFS_LINK_LINUX_SLL: /* 16-byte cooked header */
 		cur_skip(&cur, 14);
 		type = cur_u16(&cur);
-		if (cur.err != CUR_OK) {
-			packet_err(d, cur.err);
-			return;
-		}
-		ethertype(d, type, &cur);
-		return;
+		break;
 	case NFS_LINK_LINUX_SLL2: /* 20 bytes, protocol first */
 		type = cur_u16(&cur);
 		cur_skip(&cur, 18);
-		if (cur.err != CUR_OK) {
-			packet_err(d, cur.err);
-			return;
-		}
-		ethertype(d, type, &cur);
-		return;
+		break;
 	case NFS_LINK_NULL:
 		loopback(d, &cur, 0);
 		return;
@@ -938,6 +916,11 @@ nfs_decoder_packet(struct nfs_decoder *d, int linktype, int64_t ts_ns,
 		d->st.packets_other++;
 		return;
 	}
+	if (cur.err != CUR_OK) {
+		packet_err(d, cur.err);
+		return;
+	}
+	ethertype(d, type, &cur);
 }
 
 void

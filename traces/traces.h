@@ -14,10 +14,13 @@
  *	char err[256];
  *
  *	if (target_resolve(dir, &t, err, sizeof(err)) == -1) ...
- *	if ((p = probe_open("auto", &t, interval_ns, err, sizeof(err))) == NULL)
- *... probe_mark(p, NULL);			start of a phase while (busy)
- *probe_tick(p); probe_mark(p, stats);			end: stats[i] for
- *t.dev[i] probe_close(p);
+ *	p = probe_open("auto", &t, interval_ns, err, sizeof(err));
+ *	if (p == NULL) ...
+ *	probe_mark(p, NULL, err, sizeof(err));	start of a phase
+ *	while (busy)
+ *		probe_tick(p, err, sizeof(err));
+ *	probe_mark(p, stats, err, sizeof(err));	end: stats[i] for t.dev[i]
+ *	probe_close(p);
  *
  * Functions return 0 or -1 with a message in the caller's buffer; nothing
  * here prints or exits.
