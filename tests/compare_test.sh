@@ -482,8 +482,9 @@ vm_text_body()
 	    "$fx/host_default.json"
 	grep -q '^vm ' r && atf_fail "a vm line for a result from the host"
 
-	atf_check -s exit:0 -o save:out -e empty "$ubc" compare kvm.json \
-	    def.json sync.json
+	# Wide enough that the table of three results is printed.
+	atf_check -s exit:0 -o save:out -e empty env COLUMNS=300 "$ubc" \
+	    compare kvm.json def.json sync.json
 	row out elapsed | grep -q ' emulated .* emulated$' ||
 	    atf_fail "elapsed not marked emulated: $(row out elapsed)"
 	row out write.mean_bytes | grep -q '%' ||
