@@ -21,11 +21,6 @@
 #include "cmd.h"
 #include "../traces/nfs.h"
 
-static const char nfs_synopsis[] =
-    "usage: ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] "
-    "[-o file]\n"
-    "                     [-r file] [-t seconds]\n";
-
 enum { OPT_CALLS = 256 };
 
 static const struct option longopts[] = {
@@ -87,7 +82,7 @@ print_call(const struct nfs_call *c, void *arg)
 static int
 usage(void)
 {
-	fputs(nfs_synopsis, stderr);
+	usage_command(stderr, "nfs");
 	return EXIT_USAGE;
 }
 
@@ -179,7 +174,7 @@ cmd_nfs(int argc, char **argv)
 			calls = 1;
 			break;
 		case 'h':
-			fputs(nfs_synopsis, stdout);
+			usage_command(stdout, "nfs");
 			return EXIT_SUCCESS;
 		default:
 			return usage();
