@@ -162,25 +162,10 @@ cmd_compare(int argc, char **argv)
 	}
 
 	cmp_report_text(c, stdout, o.all);
-	if (o.ngate > 0) {
-		printf(
-		    "Gates (--fail-if: beyond the limit and significant):\n");
-		for (int i = 0;
-		     i < nfail && (size_t)i < sizeof(fail) / sizeof(fail[0]);
-		     i++)
-			printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s "
-			       "against %s\n",
-			    fail[i].gate->spec, fail[i].gate->metric,
-			    fail[i].change_pct, fail[i].p,
-			    c->result[fail[i].result]->path,
-			    c->result[0]->path);
-		if (nfail == 0) {
-			printf("  all passed:");
-			for (size_t g = 0; g < o.ngate; g++)
-				printf(" %s", o.gate[g].spec);
-			putchar('\n');
-		}
-	}
+	cmd_print_gates(c, o.gate, o.ngate, fail,
+	    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
+	        ? (size_t)nfail
+	        : sizeof(fail) / sizeof(fail[0]));
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("cannot write the report");
 		cmp_free(c);
