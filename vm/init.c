@@ -65,6 +65,13 @@ status(const char *fmt, ...)
 	}
 }
 
+/* Each step on the console: where a guest stopped shows in its last lines. */
+static void
+step(const char *what)
+{
+	fprintf(stderr, "ubcreplay-init: %s\n", what);
+}
+
 static void
 poweroff(void)
 {
@@ -231,7 +238,9 @@ main(void)
 	domount("sysfs", "/sys", "sysfs", 0, NULL);
 	domount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	readconf(&c);
+	step("loading modules");
 	loadmodules(&c);
+	step("mounting the host's root");
 
 	/* The host's root, read-only, and what the job needs inside it. */
 	domount("ubcroot", ROOT, "9p", MS_RDONLY,
@@ -249,12 +258,14 @@ main(void)
 	snprintf(rel, sizeof(rel), "%s\n", u.release);
 	writefile(ROOT WORK "/out/release", rel);
 	if (strcmp(c.fstype, "none") != 0) {
+		step("mounting the disk");
 		flags = splitopts(c.mountopts, data, sizeof(data));
 		domount("/dev/vda", ROOT WORK "/disk", c.fstype, flags,
 		    data[0] != '\0' ? data : NULL);
 	}
 
 	/* The host watches for this file: the job starts now. */
+	step("starting the job");
 	writefile(ROOT WORK "/out/started", "\n");
 	if ((pid = fork()) == -1)
 		die("fork: %s", strerror(errno));
@@ -285,6 +296,7 @@ main(void)
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
+	step("the job ended");
 	if (WIFEXITED(st))
 		status("exit %d", WEXITSTATUS(st));
 	else
