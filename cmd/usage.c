@@ -42,4 +42,3 @@ usage_print(FILE *f)
 {
 	fputs(synopsis, f);
 }
-

@@ -74,8 +74,8 @@ number(const char *what, const char *s, long lo, long hi, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || errno != 0 || *v < lo || *v > hi) {
-		warnx("%s '%s' is not a number from %ld to %ld", what, s, lo,
-		    hi);
+		warnx(
+		    "%s '%s' is not a number from %ld to %ld", what, s, lo, hi);
 		return -1;
 	}
 	return 0;
@@ -123,8 +123,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->jobs = 1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hk:t:m:O:n:o:j:", longopts,
-	            NULL)) != -1) {
+	while ((c = getopt_long(
+	            argc, argv, "hk:t:m:O:n:o:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (o->nkernel == MAX_KERNELS) {
@@ -264,15 +264,14 @@ check(struct run *r)
 	char errbuf[2048];
 	ssize_t n;
 
-	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf,
-	        sizeof(errbuf)) == -1) {
+	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
+	    -1) {
 		warnx("%s", errbuf);
 		return -1;
 	}
-	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <=
-	    0) {
-		warnx("cannot find this program's own file: %s",
-		    strerror(errno));
+	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <= 0) {
+		warnx(
+		    "cannot find this program's own file: %s", strerror(errno));
 		return -1;
 	}
 	r->exe[n] = '\0';
@@ -371,7 +370,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 		const struct timespec nap = {0, 50 * 1000000};
 
 		while (!replay_stop_requested() && running < (size_t)jobs &&
-		       next < n) {
+		    next < n) {
 			struct vm_cell *c = &cell[next];
 			const struct vm_cell_conf *cf = &r->conf[idx[next]];
 
@@ -479,8 +478,8 @@ write_results(struct run *r, char names[][PATH_MAX])
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
 			    c->kernel->release, fsname(c->fstype), i + 1);
-		if (result_write(r->doc[i], names[i], errbuf,
-		        sizeof(errbuf)) == -1) {
+		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
+		    -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
@@ -534,8 +533,8 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 	for (size_t i = 0; i < n; i++) {
 		if (docs[i] == NULL)
 			continue;
-		if ((res[k] = cmp_result_from_json(docs[i], names[i], errbuf,
-		         sizeof(errbuf))) == NULL) {
+		if ((res[k] = cmp_result_from_json(
+		         docs[i], names[i], errbuf, sizeof(errbuf))) == NULL) {
 			warnx("%s", errbuf);
 			while (k > 0)
 				cmp_result_free(res[--k]);
@@ -596,8 +595,8 @@ bisect(struct run *r)
 	/* The ends first, side by side when -j allows. */
 	if (run_cells(r, ends, 2, r->o->jobs > 1 ? 2 : 1) == -1)
 		return EXIT_USAGE;
-	printf("Bisection over %zu kernels (good first, bad last):\n",
-	    r->ncell);
+	printf(
+	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
 	printf("  %-40s baseline\n", r->k[0].release);
 	if ((v = judge(r, hi)) == EXIT_USAGE)
 		return EXIT_USAGE;
