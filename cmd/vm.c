@@ -512,11 +512,12 @@ caveats(const struct run *r)
 
 /*
  * The series over the results in docs (paths names), and the gates. 0 when
- * no gate failed, 1 when one did, 2 when they cannot be judged.
+ * no gate failed, 1 when one did, 2 when they cannot be judged. change,
+ * when not NULL, gets the first gate's metric's change in the last result.
  */
 static int
 series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
-    int print, int *nfail_out)
+    int print, double *change)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_failure fail[MAX_GATES * MAX_KERNELS];
@@ -560,19 +561,23 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 			        : sizeof(fail) / sizeof(fail[0]));
 		fflush(stdout);
 	}
+	if (change != NULL && o->ngate > 0) {
+		const struct cmp_row *row = cmp_row_find(c, o->gate[0].metric);
+
+		*change =
+		    row != NULL ? row->cell[c->nresult - 1].change_pct : 0;
+	}
 	cmp_free(c);
 	if (nfail == -1) {
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	if (nfail_out != NULL)
-		*nfail_out = nfail;
 	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* Good or bad: kernel i's cell against the first's, by the gates. */
 static int
-judge(struct run *r, size_t i)
+judge(struct run *r, size_t i, double *change)
 {
 	json_t *pair[2];
 	char pn[2][PATH_MAX];
@@ -583,13 +588,25 @@ judge(struct run *r, size_t i)
 	pair[1] = r->doc[i];
 	snprintf(pn[0], PATH_MAX, "%s", r->k[0].path);
 	snprintf(pn[1], PATH_MAX, "%s", r->k[i].path);
-	return series(pair, pn, 2, r->o, 0, NULL);
+	return series(pair, pn, 2, r->o, 0, change);
+}
+
+static size_t
+boots(const struct run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ncell; i++)
+		n += r->doc[i] != NULL;
+	return n;
 }
 
 static int
 bisect(struct run *r)
 {
 	size_t lo = 0, hi = r->ncell - 1, ends[2] = {0, r->ncell - 1};
+	const char *metric = r->o->gate[0].metric;
+	double change = 0;
 	int v, step = 0;
 
 	/* The ends first, side by side when -j allows. */
@@ -597,10 +614,11 @@ bisect(struct run *r)
 		return EXIT_USAGE;
 	printf(
 	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
-	printf("  %-40s baseline\n", r->k[0].release);
-	if ((v = judge(r, hi)) == EXIT_USAGE)
+	printf("  first: %-32s good (the baseline)\n", r->k[0].release);
+	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
 		return EXIT_USAGE;
-	printf("  %-40s %s\n", r->k[hi].release, v ? "bad" : "good");
+	printf("  last:  %-32s %s (%s %+.1f%%)\n", r->k[hi].release,
+	    v ? "bad" : "good", metric, change);
 	if (v == EXIT_SUCCESS) {
 		warnx("the last kernel, %s, does not cross the gate against "
 		      "the first: nothing to bisect",
@@ -610,17 +628,19 @@ bisect(struct run *r)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((v = judge(r, mid)) == EXIT_USAGE)
+		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
 			return EXIT_USAGE;
-		printf("  step %d: %-32s %s\n", ++step, r->k[mid].release,
-		    v ? "bad" : "good");
+		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
+		    r->k[mid].release, v ? "bad" : "good", metric, change);
 		if (v)
 			hi = mid;
 		else
 			lo = mid;
 	}
-	printf("First bad kernel: %s (%s), after %s\n", r->k[hi].path,
-	    r->k[hi].release, r->k[lo].release);
+	printf("first bad kernel: %s (%s), after %s; %zu boots for %zu "
+	       "kernels\n",
+	    r->k[hi].release, r->k[hi].path, r->k[lo].release, boots(r),
+	    r->ncell);
 	return EXIT_SUCCESS;
 }
 
