@@ -213,6 +213,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 		warnx("vm needs a kernel (-k)");
 		return -1;
 	}
+	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs > 1)) {
+		warnx("--bisect needs a --fail-if, two kernels or more "
+		      "(good first, bad last) and one filesystem");
+		return -1;
+	}
+	for (size_t f = 0; f < o->nfs; f++)
+		if (strcmp(o->fstype[f], "none") == 0) {
+			warnx("-t none: a raw disk is for a job after --");
+			return -1;
+		}
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		/* The job as given, on the raw disk. */
 		if (o->nfs > 0) {
@@ -237,11 +247,6 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->job[4] = "-o";
 	o->job[5] = VM_GUEST_RESULT;
 	o->njob = 6;
-	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs != 1)) {
-		warnx("--bisect needs a --fail-if, two kernels or more "
-		      "(good first, bad last) and one filesystem");
-		return -1;
-	}
 	return 0;
 }
 
