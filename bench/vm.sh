@@ -29,7 +29,7 @@ for k in $kernels; do
 		t0=$(date +%s%N)
 		"$ubc" vm --mem 512 --cpus 1 -k "$k" -o "$work/out" -- \
 		    dd if=/dev/vda of=/dev/null bs=64k count=16 >/dev/null 2>"$work/err" ||
-		    { echo "vm bench: $rel failed: $(tail -3 "$work/err")"; exit 1; }
+		    { echo "vm bench: $rel failed: $(tail -12 "$work/err")"; exit 1; }
 		t1=$(date +%s%N)
 		echo $(((t1 - t0) / 1000000)) >>"$work/wall"
 		python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["vm"]; print(v["boot_ns"] // 1000000, v["accel"])' \

@@ -17,8 +17,13 @@
 #include "../analysis/analysis.h"
 #include "vm.h"
 
-/* loglevel 6: the banner shows at once that the kernel is running. */
-#define CMDLINE   "console=ttyS0 panic=-1 loglevel=6"
+/*
+ * loglevel 6: the banner shows at once that the kernel is running.
+ * no_timer_check: an emulated guest on a busy host can miss the boot-time
+ * check that the timer's interrupt arrives in time, and panic with "IO-APIC
+ * + timer doesn't work".
+ */
+#define CMDLINE   "console=ttyS0 panic=-1 loglevel=6 no_timer_check"
 #define KVM_DEATH "KVM internal error"
 /* How init's lines begin on the console (vm/init.c). */
 #define INIT_SAYS "ubcreplay-init: "
