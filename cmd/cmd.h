@@ -23,6 +23,7 @@ int cmd_dd(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_nfs(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
 
 /* usage.c: the synopsis of every command, to f (stderr on usage errors). */
 void usage_print(FILE *f);
@@ -44,5 +45,22 @@ int cmd_parse_interval(const char *s, int64_t *ns);
  */
 int cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
     replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen);
+
+/*
+ * The gates' verdict under the report, as `compare` prints it: each of the
+ * nfail failures, or "all passed". Nothing when no gate was given.
+ */
+struct cmp;
+struct cmp_gate;
+struct cmp_failure;
+void cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate,
+    size_t ngate, const struct cmp_failure *fail, size_t nfail);
+
+/*
+ * The page's width for reports that fit it (compare's table or series):
+ * COLUMNS when set, else the terminal's when stdout is one, else 80 (a file,
+ * a pipe).
+ */
+int cmd_page_width(void);
 
 #endif

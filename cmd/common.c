@@ -3,11 +3,15 @@
  * as the user writes it, and one measured phase (a workload function in a
  * child, the probe ticking meanwhile, then the probe's mark).
  */
+#include <sys/ioctl.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../analysis/compare.h"
 #include "cmd.h"
 
 int
@@ -77,4 +81,45 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 	p->app_size = out.report.app_size;
 	p->ndev = probe->target->ndev;
 	return probe_mark(probe, p->dev, err, errlen);
+}
+
+void
+cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate, size_t ngate,
+    const struct cmp_failure *fail, size_t nfail)
+{
+	if (ngate == 0)
+		return;
+	printf("Gates (--fail-if: beyond the limit and significant):\n");
+	for (size_t i = 0; i < nfail; i++)
+		printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s against "
+		       "%s\n",
+		    fail[i].gate->spec, fail[i].gate->metric,
+		    fail[i].change_pct, fail[i].p,
+		    c->result[fail[i].result]->path, c->result[0]->path);
+	if (nfail == 0) {
+		printf("  all passed:");
+		for (size_t g = 0; g < ngate; g++)
+			printf(" %s", gate[g].spec);
+		putchar('\n');
+	}
+}
+
+int
+cmd_page_width(void)
+{
+	const char *s = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (s != NULL && *s != '\0') {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
+			return (int)v;
+	}
+	if (isatty(STDOUT_FILENO) &&
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 80;
 }

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../analysis/compare.h"
 #include "cmd.h"
@@ -52,30 +51,6 @@ struct compare_opts {
 	size_t ngate;
 	struct cmp_gate gate[MAX_GATES];
 };
-
-/*
- * The page's width: COLUMNS when set, else the terminal's when stdout is
- * one, else 80 (a file, a pipe).
- */
-static int
-page_width(void)
-{
-	const char *s = getenv("COLUMNS");
-	struct winsize ws;
-	char *end;
-	long v;
-
-	if (s != NULL && *s != '\0') {
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
-			return (int)v;
-	}
-	if (isatty(STDOUT_FILENO) &&
-	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	return 80;
-}
 
 static int
 parse(int argc, char **argv, struct compare_opts *o)
@@ -192,26 +167,11 @@ cmd_compare(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	cmp_report_text(c, stdout, o.all, page_width());
-	if (o.ngate > 0) {
-		printf(
-		    "Gates (--fail-if: beyond the limit and significant):\n");
-		for (int i = 0;
-		     i < nfail && (size_t)i < sizeof(fail) / sizeof(fail[0]);
-		     i++)
-			printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s "
-			       "against %s\n",
-			    fail[i].gate->spec, fail[i].gate->metric,
-			    fail[i].change_pct, fail[i].p,
-			    c->result[fail[i].result]->path,
-			    c->result[0]->path);
-		if (nfail == 0) {
-			printf("  all passed:");
-			for (size_t g = 0; g < o.ngate; g++)
-				printf(" %s", o.gate[g].spec);
-			putchar('\n');
-		}
-	}
+	cmp_report_text(c, stdout, o.all, cmd_page_width());
+	cmd_print_gates(c, o.gate, o.ngate, fail,
+	    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
+	        ? (size_t)nfail
+	        : sizeof(fail) / sizeof(fail[0]));
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("cannot write the report");
 		cmp_free(c);

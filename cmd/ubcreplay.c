@@ -20,6 +20,7 @@ static const struct {
     {"sweep", cmd_sweep},
     {"matrix", cmd_matrix},
     {"nfs", cmd_nfs},
+    {"vm", cmd_vm},
 };
 
 int

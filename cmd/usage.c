@@ -30,7 +30,13 @@ static const char synopsis[] =
     "                        [-p probe] [--drop-caches] [--ntp host[:port]]\n"
     "                        [bs=n] [iflag=direct] [oflag=direct]\n"
     "       ubcreplay nfs [-q] [-f filter] [-I interface] [-l label] [-o file]\n"
-    "                     [-r file] [-t seconds]\n";
+    "                     [-r file] [-t seconds]\n"
+    "       ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
+    "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
+    "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
+    "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
+    "                    [--mem mib] [--modules dir] [--timeout seconds]\n"
+    "                    archive | -- job ...\n";
 
 void
 usage_print(FILE *f)

@@ -12,7 +12,7 @@ test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util
       bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump chrony
       nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils libnfs-dev clang valgrind
       iproute2 procps busybox-static qemu-system-x86"
-bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1"
+bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
 
 case "${1:-all}" in
 build) want=$build ;;

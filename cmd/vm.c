@@ -1,0 +1,740 @@
+/*
+ * vm.c - `ubcreplay vm`: the job on kernels under test, each booted in a
+ * QEMU guest (vm/), then the series across them and the gates, as compare
+ * prints them; or, with --bisect, the first kernel of an ordered list whose
+ * result crosses the gate against the first.
+ *
+ *	ubcreplay vm -k base/vmlinuz -k patched/vmlinuz -n 4 \
+ *	    --fail-if write.mean_bytes:-10% emacs.tar.gz
+ *	ubcreplay vm -k K1 -k K2 -- dd if=/dev/vda of=/dev/null bs=1k count=4096
+ *
+ * Exit status as compare's: 0 when no gate failed (with --bisect: the
+ * kernel was found), 1 when one did, 2 for a usage or input error, a cell
+ * that failed, or a gate that cannot be judged.
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../analysis/compare.h"
+#include "../vm/vm.h"
+#include "cmd.h"
+
+#define MAX_KERNELS 64
+#define MAX_FS      8
+#define MAX_GATES   32
+#define MAX_JOB     200
+#define IMAGE_BYTES (1ULL << 30)
+
+static const struct option longopts[] = {
+    {"accel", required_argument, NULL, 'A'},
+    {"bisect", no_argument, NULL, 'B'},
+    {"cpus", required_argument, NULL, 'C'},
+    {"fail-if", required_argument, NULL, 'f'},
+    {"mem", required_argument, NULL, 'M'},
+    {"modules", required_argument, NULL, 'D'},
+    {"timeout", required_argument, NULL, 'T'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char vm_usage[] =
+    "usage: ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
+    "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
+    "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
+    "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
+    "                    [--mem mib] [--modules dir] [--timeout seconds]\n"
+    "                    archive | -- job ...\n";
+
+struct vm_opts {
+	size_t nkernel, nfs, ngate, njob;
+	const char *kernel[MAX_KERNELS];
+	const char *fstype[MAX_FS];
+	struct cmp_gate gate[MAX_GATES];
+	char *job[MAX_JOB + 4];
+	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
+	const char *archive;
+	int runs, mem, cpus, jobs, bisect;
+	int64_t timeout_ns;
+};
+
+static int
+number(const char *what, const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || *v < lo || *v > hi) {
+		warnx(
+		    "%s '%s' is not a number from %ld to %ld", what, s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+/* The job after `--`: -o goes after the subcommand's name, if any. */
+static int
+jobargs(struct vm_opts *o, int argc, char **argv)
+{
+	static const char *const subs[] = {"dd", "sweep", "matrix"};
+	size_t n = 0, at = 0;
+
+	if (argc == 0 || argc > MAX_JOB) {
+		warnx("after --, the job's arguments (at most %d)", MAX_JOB);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[0], subs[i]) == 0)
+			at = 1;
+	for (int i = 0; i < argc; i++) {
+		if ((size_t)i == at) {
+			o->job[n++] = "-o";
+			o->job[n++] = VM_GUEST_RESULT;
+		}
+		o->job[n++] = argv[i];
+	}
+	o->njob = n;
+	return 0;
+}
+
+static int
+parse(int argc, char **argv, struct vm_opts *o)
+{
+	static char runs[16];
+	char errbuf[256];
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->mkfs_opts = o->mount_opts = "";
+	o->accel = "auto";
+	o->runs = 2;
+	o->mem = 1024;
+	o->cpus = 2;
+	o->jobs = 1;
+	o->timeout_ns = (int64_t)1200 * 1000000000;
+	optind = 1;
+	while ((c = getopt_long(
+	            argc, argv, "hk:t:m:O:n:o:j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (o->nkernel == MAX_KERNELS) {
+				warnx("more than %d kernels", MAX_KERNELS);
+				return -1;
+			}
+			o->kernel[o->nkernel++] = optarg;
+			break;
+		case 't':
+			if (o->nfs == MAX_FS) {
+				warnx("more than %d filesystem types", MAX_FS);
+				return -1;
+			}
+			o->fstype[o->nfs++] = optarg;
+			break;
+		case 'm':
+			o->mkfs_opts = optarg;
+			break;
+		case 'O':
+			o->mount_opts = optarg;
+			break;
+		case 'n':
+			if (number("runs", optarg, 1, 1000, &v) == -1)
+				return -1;
+			o->runs = (int)v;
+			break;
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case 'j':
+			if (number("-j", optarg, 1, 64, &v) == -1)
+				return -1;
+			o->jobs = (int)v;
+			break;
+		case 'A':
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "kvm") != 0 &&
+			    strcmp(optarg, "tcg") != 0) {
+				warnx("--accel '%s' is not auto, kvm or tcg",
+				    optarg);
+				return -1;
+			}
+			o->accel = optarg;
+			break;
+		case 'B':
+			o->bisect = 1;
+			break;
+		case 'C':
+			if (number("--cpus", optarg, 1, 64, &v) == -1)
+				return -1;
+			o->cpus = (int)v;
+			break;
+		case 'M':
+			if (number("--mem", optarg, 128, 1 << 20, &v) == -1)
+				return -1;
+			o->mem = (int)v;
+			break;
+		case 'D':
+			o->modules = optarg;
+			break;
+		case 'T':
+			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
+				return -1;
+			o->timeout_ns = (int64_t)v * 1000000000;
+			break;
+		case 'f':
+			if (o->ngate == MAX_GATES) {
+				warnx("more than %d --fail-if", MAX_GATES);
+				return -1;
+			}
+			if (cmp_gate_parse(optarg, &o->gate[o->ngate], errbuf,
+			        sizeof(errbuf)) == -1) {
+				warnx("%s", errbuf);
+				return -1;
+			}
+			o->ngate++;
+			break;
+		case 'h':
+			fputs(vm_usage, stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (o->nkernel == 0) {
+		warnx("vm needs a kernel (-k)");
+		return -1;
+	}
+	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs > 1)) {
+		warnx("--bisect needs a --fail-if, two kernels or more "
+		      "(good first, bad last) and one filesystem");
+		return -1;
+	}
+	for (size_t f = 0; f < o->nfs; f++)
+		if (strcmp(o->fstype[f], "none") == 0) {
+			warnx("-t none: a raw disk is for a job after --");
+			return -1;
+		}
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		/* The job as given, on the raw disk. */
+		if (o->nfs > 0) {
+			warnx("-t: a job after -- has the raw disk");
+			return -1;
+		}
+		o->fstype[o->nfs++] = "none";
+		return jobargs(o, argc - optind, argv + optind);
+	}
+	if (argc - optind != 1) {
+		warnx("vm takes one archive, or a job after --");
+		return -1;
+	}
+	o->archive = argv[optind];
+	if (o->nfs == 0)
+		o->fstype[o->nfs++] = "ext4";
+	snprintf(runs, sizeof(runs), "%d", o->runs);
+	o->job[0] = (char *)o->archive;
+	o->job[1] = VM_GUEST_DISK;
+	o->job[2] = "-n";
+	o->job[3] = runs;
+	o->job[4] = "-o";
+	o->job[5] = VM_GUEST_RESULT;
+	o->njob = 6;
+	return 0;
+}
+
+/* Everything that can be checked before a guest boots. */
+struct run {
+	struct vm_opts *o;
+	struct vm_kernel *k;
+	char exe[PATH_MAX];
+	char archive[PATH_MAX];
+	char qemu[32];
+	size_t ncell;
+	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfs + f] */
+	json_t **doc;              /* each cell's result, or NULL */
+};
+
+static int
+check(struct run *r)
+{
+	struct vm_opts *o = r->o;
+	char errbuf[2048];
+	ssize_t n;
+
+	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
+	    -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <= 0) {
+		warnx(
+		    "cannot find this program's own file: %s", strerror(errno));
+		return -1;
+	}
+	r->exe[n] = '\0';
+	if (o->archive != NULL) {
+		if (realpath(o->archive, r->archive) == NULL ||
+		    access(r->archive, R_OK) == -1) {
+			warnx("cannot read archive '%s': %s", o->archive,
+			    strerror(errno));
+			return -1;
+		}
+		o->job[0] = r->archive;
+	}
+	for (size_t f = 0; f < o->nfs; f++)
+		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
+		    -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+	for (size_t i = 0; i < o->nkernel; i++) {
+		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
+		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+		for (size_t f = 0; f < o->nfs; f++) {
+			const char *names[16];
+			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
+			struct vm_modset set;
+
+			if (vm_modules_resolve(&r->k[i], names, nn, &set,
+			        errbuf, sizeof(errbuf)) == -1) {
+				warnx("kernel '%s': %s", o->kernel[i], errbuf);
+				return -1;
+			}
+			vm_modules_free(&set);
+		}
+	}
+	return 0;
+}
+
+static void
+confs(struct run *r)
+{
+	struct vm_opts *o = r->o;
+	size_t ncell = o->nkernel * o->nfs;
+	int parallel = o->bisect ? 1 : o->jobs;
+
+	if ((size_t)parallel > ncell)
+		parallel = (int)ncell;
+	for (size_t i = 0; i < o->nkernel; i++)
+		for (size_t f = 0; f < o->nfs; f++) {
+			struct vm_cell_conf *c = &r->conf[i * o->nfs + f];
+
+			c->kernel = &r->k[i];
+			c->fstype = o->fstype[f];
+			c->mkfs_opts = o->mkfs_opts;
+			c->mount_opts = o->mount_opts;
+			c->size_bytes = IMAGE_BYTES;
+			c->accel = o->accel;
+			c->cpus = o->cpus;
+			c->mem_mib = o->mem;
+			c->timeout_ns = o->timeout_ns;
+			c->exe = r->exe;
+			c->njob = o->njob;
+			c->job = o->job;
+			c->qemu_version = r->qemu;
+			c->parallel_guests = parallel;
+		}
+	r->ncell = ncell;
+}
+
+static const char *
+fsname(const char *fstype)
+{
+	return strcmp(fstype, "none") == 0 ? "raw" : fstype;
+}
+
+/*
+ * Runs the cells named by idx, up to jobs at once, into r->doc. -1 when
+ * one failed (each failure said), or a signal came (every guest killed,
+ * every temporary file removed).
+ */
+static int
+run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
+{
+	struct vm_cell *cell = calloc(n, sizeof(*cell));
+	size_t next = 0, running = 0;
+	char errbuf[4096];
+	int status = 0;
+
+	if (cell == NULL) {
+		warnx("out of memory");
+		return -1;
+	}
+	for (;;) {
+		const struct timespec nap = {0, 50 * 1000000};
+
+		while (!replay_stop_requested() && running < (size_t)jobs &&
+		    next < n) {
+			struct vm_cell *c = &cell[next];
+			const struct vm_cell_conf *cf = &r->conf[idx[next]];
+
+			vm_cell_init(c, cf);
+			next++;
+			if (vm_cell_prepare(c, errbuf, sizeof(errbuf)) == -1 ||
+			    vm_cell_start(c, errbuf, sizeof(errbuf)) == -1) {
+				warnx("%s", errbuf);
+				vm_cell_cleanup(c);
+				c->state = VM_FAILED;
+				status = -1;
+				continue;
+			}
+			running++;
+		}
+		if (replay_stop_requested() || running == 0)
+			break;
+		for (size_t i = 0; i < next; i++) {
+			struct vm_cell *c = &cell[i];
+			const struct vm_cell_conf *cf = c->c;
+			enum vm_state s;
+
+			if (c->state != VM_RUNNING)
+				continue;
+			s = vm_cell_poll(c, errbuf, sizeof(errbuf));
+			if (s == VM_RUNNING)
+				continue;
+			running--;
+			if (s == VM_DONE &&
+			    (r->doc[idx[i]] = vm_cell_result(
+			         c, errbuf, sizeof(errbuf))) != NULL)
+				fprintf(stderr,
+				    "ubcreplay vm: %s %s: done under %s in "
+				    "%.1f s (%.1f s to the job)\n",
+				    cf->kernel->release, fsname(cf->fstype),
+				    c->accel,
+				    (double)(vm_now_ns() - c->guest.start_ns) /
+				        1e9,
+				    (double)c->boot_ns / 1e9);
+			else {
+				warnx("%s", errbuf);
+				status = -1;
+			}
+			vm_cell_cleanup(c);
+		}
+		nanosleep(&nap, NULL);
+	}
+	for (size_t i = 0; i < next; i++)
+		vm_cell_cleanup(&cell[i]);
+	free(cell);
+	return replay_stop_requested() ? -1 : status;
+}
+
+/* The output directory: as given (made if need be), or a fresh one. */
+static int
+outdir(struct run *r, char *dir, size_t len)
+{
+	if (r->o->outdir != NULL) {
+		snprintf(dir, len, "%s", r->o->outdir);
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+			warnx("cannot make '%s': %s", dir, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(dir, len, "ubcreplay-vm.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, len, "%s/ubcreplay-vm.XXXXXX",
+		    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+		if (mkdtemp(dir) == NULL) {
+			warnx("cannot make '%s': %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	fprintf(stderr, "ubcreplay vm: results in %s\n", dir);
+	return 0;
+}
+
+/* Writes each result as DIR/RELEASE-FS.json; names[i] gets the path. */
+static int
+write_results(struct run *r, char names[][PATH_MAX])
+{
+	char dir[PATH_MAX / 2], errbuf[1024];
+	int any = 0;
+
+	for (size_t i = 0; i < r->ncell; i++)
+		any |= r->doc[i] != NULL;
+	if (!any)
+		return 0;
+	if (outdir(r, dir, sizeof(dir)) == -1)
+		return -1;
+	for (size_t i = 0; i < r->ncell; i++) {
+		const struct vm_cell_conf *c = &r->conf[i];
+		int dup = 0;
+
+		if (r->doc[i] == NULL)
+			continue;
+		snprintf(names[i], PATH_MAX, "%s/%s-%s.json", dir,
+		    c->kernel->release, fsname(c->fstype));
+		for (size_t j = 0; j < i; j++)
+			dup |= r->doc[j] != NULL &&
+			    strcmp(names[j], names[i]) == 0;
+		if (dup)
+			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
+			    c->kernel->release, fsname(c->fstype), i + 1);
+		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
+		    -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+caveats(const struct run *r)
+{
+	int tcg = 0, parallel = 0;
+
+	for (size_t i = 0; i < r->ncell; i++) {
+		json_t *vm = json_object_get(r->doc[i], "vm");
+
+		if (vm == NULL)
+			continue;
+		tcg |= strcmp(json_string_value(json_object_get(vm, "accel")),
+		           "tcg") == 0;
+		parallel |= result_geti(vm, "parallel_guests") > 1;
+	}
+	if (tcg)
+		warnx("under TCG the guests' elapsed times are emulated: "
+		      "compare sizes, not times");
+	if (parallel)
+		warnx("warning: %d guests ran at once: their times are not "
+		      "comparable",
+		    r->o->jobs);
+}
+
+/*
+ * The series over the results in docs (paths names), and the gates. 0 when
+ * no gate failed, 1 when one did, 2 when they cannot be judged. change,
+ * when not NULL, gets the first gate's metric's change in the last result.
+ */
+static int
+series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
+    int print, double *change)
+{
+	struct cmp_opts copts = CMP_OPTS_DEFAULT;
+	struct cmp_failure fail[MAX_GATES * MAX_KERNELS];
+	struct cmp_result **res = calloc(n, sizeof(*res));
+	char errbuf[2048];
+	struct cmp *c;
+	size_t k = 0;
+	int nfail;
+
+	if (res == NULL) {
+		warnx("out of memory");
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (docs[i] == NULL)
+			continue;
+		if ((res[k] = cmp_result_from_json(
+		         docs[i], names[i], errbuf, sizeof(errbuf))) == NULL) {
+			warnx("%s", errbuf);
+			while (k > 0)
+				cmp_result_free(res[--k]);
+			free(res);
+			return EXIT_USAGE;
+		}
+		k++;
+	}
+	c = cmp_new(res, k, &copts, errbuf, sizeof(errbuf));
+	free(res);
+	if (c == NULL) {
+		warnx("%s", errbuf);
+		return EXIT_USAGE;
+	}
+	nfail = cmp_gate_check(c, o->gate, o->ngate, fail,
+	    sizeof(fail) / sizeof(fail[0]), errbuf, sizeof(errbuf));
+	if (print) {
+		cmp_report_text(c, stdout, 0, cmd_page_width());
+		if (nfail >= 0)
+			cmd_print_gates(c, o->gate, o->ngate, fail,
+			    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
+			        ? (size_t)nfail
+			        : sizeof(fail) / sizeof(fail[0]));
+		fflush(stdout);
+	}
+	if (change != NULL && o->ngate > 0) {
+		const struct cmp_row *row = cmp_row_find(c, o->gate[0].metric);
+
+		*change =
+		    row != NULL ? row->cell[c->nresult - 1].change_pct : 0;
+	}
+	cmp_free(c);
+	if (nfail == -1) {
+		warnx("%s", errbuf);
+		return EXIT_USAGE;
+	}
+	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Good or bad: kernel i's cell against the first's, by the gates. */
+static int
+judge(struct run *r, size_t i, double *change)
+{
+	json_t *pair[2];
+	char pn[2][PATH_MAX];
+
+	if (r->doc[i] == NULL && run_cells(r, &i, 1, 1) == -1)
+		return -1;
+	pair[0] = r->doc[0];
+	pair[1] = r->doc[i];
+	snprintf(pn[0], PATH_MAX, "%s", r->k[0].path);
+	snprintf(pn[1], PATH_MAX, "%s", r->k[i].path);
+	return series(pair, pn, 2, r->o, 0, change);
+}
+
+static size_t
+boots(const struct run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ncell; i++)
+		n += r->doc[i] != NULL;
+	return n;
+}
+
+static int
+bisect(struct run *r)
+{
+	size_t lo = 0, hi = r->ncell - 1, ends[2] = {0, r->ncell - 1};
+	const char *metric = r->o->gate[0].metric;
+	double change = 0;
+	int v, step = 0;
+
+	/* The ends first, side by side when -j allows. */
+	if (run_cells(r, ends, 2, r->o->jobs > 1 ? 2 : 1) == -1)
+		return EXIT_USAGE;
+	printf(
+	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
+	printf("  first: %-32s good (the baseline)\n", r->k[0].release);
+	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
+		return EXIT_USAGE;
+	printf("  last:  %-32s %s (%s %+.1f%%)\n", r->k[hi].release,
+	    v ? "bad" : "good", metric, change);
+	if (v == EXIT_SUCCESS) {
+		warnx("the last kernel, %s, does not cross the gate against "
+		      "the first: nothing to bisect",
+		    r->k[hi].path);
+		return EXIT_USAGE;
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
+			return EXIT_USAGE;
+		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
+		    r->k[mid].release, v ? "bad" : "good", metric, change);
+		if (v)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	printf("first bad kernel: %s (%s), after %s; %zu boots for %zu "
+	       "kernels\n",
+	    r->k[hi].release, r->k[hi].path, r->k[lo].release, boots(r),
+	    r->ncell);
+	return EXIT_SUCCESS;
+}
+
+int
+cmd_vm(int argc, char **argv)
+{
+	struct vm_opts o;
+	struct run r;
+	char(*names)[PATH_MAX] = NULL;
+	size_t nok = 0;
+	int rc, sig, failed;
+
+	if ((rc = parse(argc, argv, &o)) != 0) {
+		if (rc < 0)
+			fputs(vm_usage, stderr);
+		return rc < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+	}
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.k = calloc(o.nkernel, sizeof(*r.k));
+	r.conf = calloc(o.nkernel * o.nfs, sizeof(*r.conf));
+	r.doc = calloc(o.nkernel * o.nfs, sizeof(*r.doc));
+	names = calloc(o.nkernel * o.nfs, sizeof(*names));
+	if (r.k == NULL || r.conf == NULL || r.doc == NULL || names == NULL) {
+		warnx("out of memory");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (check(&r) == -1) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	confs(&r);
+	replay_catch_signals();
+	if (o.bisect) {
+		rc = bisect(&r);
+		failed = 0;
+	} else {
+		size_t *idx = calloc(r.ncell, sizeof(*idx));
+
+		if (idx == NULL) {
+			warnx("out of memory");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		for (size_t i = 0; i < r.ncell; i++)
+			idx[i] = i;
+		failed = run_cells(&r, idx, r.ncell, o.jobs) == -1;
+		free(idx);
+		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
+	}
+	if ((sig = replay_stop_requested()) != 0) {
+		for (size_t i = 0; i < r.ncell; i++)
+			json_decref(r.doc[i]);
+		free(r.k);
+		free(r.conf);
+		free(r.doc);
+		free(names);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	if (write_results(&r, names) == -1)
+		rc = EXIT_USAGE;
+	if (o.bisect)
+		goto out;
+	for (size_t i = 0; i < r.ncell; i++)
+		nok += r.doc[i] != NULL;
+	caveats(&r);
+	if (nok >= 2) {
+		int s = series(r.doc, names, r.ncell, &o, 1, NULL);
+
+		if (rc == EXIT_SUCCESS)
+			rc = s;
+	} else if (nok == 1) {
+		for (size_t i = 0; i < r.ncell; i++)
+			if (r.doc[i] != NULL)
+				report_text(r.doc[i], stdout, 0);
+		if (o.ngate > 0) {
+			warnx("--fail-if needs two results or more to compare");
+			rc = EXIT_USAGE;
+		}
+	}
+out:
+	for (size_t i = 0; r.doc != NULL && i < r.ncell; i++)
+		json_decref(r.doc[i]);
+	free(r.k);
+	free(r.conf);
+	free(r.doc);
+	free(names);
+	return rc;
+}

@@ -1,0 +1,401 @@
+/*
+ * cell.c - one cell from nothing to a result: a temporary directory holding
+ * the image, the initramfs, the console, QEMU's log and the directory the
+ * guest writes to; a guest booted and watched (the job's start, a KVM that
+ * cannot run the guest, the timeout); the result read back with the "vm"
+ * object added; everything removed again.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../analysis/analysis.h"
+#include "vm.h"
+
+/*
+ * loglevel 6: the banner shows at once that the kernel is running.
+ * no_timer_check: an emulated guest on a busy host can miss the boot-time
+ * check that the timer's interrupt arrives in time, and panic with "IO-APIC
+ * + timer doesn't work".
+ */
+#define CMDLINE   "console=ttyS0 panic=-1 loglevel=6 no_timer_check"
+#define KVM_DEATH "KVM internal error"
+/* How init's lines begin on the console (vm/init.c). */
+#define INIT_SAYS "ubcreplay-init: "
+/*
+ * A KVM that cannot run the guest does not always say so: some leave it
+ * spinning. A kernel that has printed nothing this long after QEMU started
+ * under KVM is taken for that.
+ */
+#define KVM_SILENCE_NS ((int64_t)10 * 1000000000)
+/*
+ * Once a guest has shown that this machine's KVM cannot run it, later
+ * cells in the same process go straight to TCG.
+ */
+static int kvm_broken;
+
+void
+vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c)
+{
+	memset(cell, 0, sizeof(*cell));
+	cell->c = c;
+	cell->boot_ns = -1;
+	cell->state = VM_IDLE;
+}
+
+static void
+path(const struct vm_cell *cell, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", cell->dir, name);
+}
+
+static int
+exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+/* /vm.conf, but the module lines initramfs.c writes. */
+static char *
+conftext(const struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	size_t len =
+	    256 + strlen(c->fstype) + strlen(c->mount_opts) + strlen(c->exe);
+	char *s, *p;
+
+	for (size_t i = 0; i < c->njob; i++) {
+		if (strchr(c->job[i], '\n') != NULL) {
+			snprintf(err, errlen,
+			    "a job argument holds a newline: '%s'", c->job[i]);
+			return NULL;
+		}
+		len += strlen(c->job[i]) + 8;
+	}
+	if ((s = malloc(len)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p = s +
+	    sprintf(s, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
+	        c->mount_opts, c->exe);
+	for (size_t i = 0; i < c->njob; i++)
+		p += sprintf(p, "arg %s\n", c->job[i]);
+	return s;
+}
+
+static int
+makeimage(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	char img[PATH_MAX], log[PATH_MAX], msg[1024];
+
+	path(cell, "disk.img", img, sizeof(img));
+	path(cell, "mkfs.log", log, sizeof(log));
+	unlink(img);
+	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log, msg,
+	        sizeof(msg)) == -1) {
+		snprintf(err, errlen, "kernel %s, %s: %s", c->kernel->path,
+		    c->fstype, msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	const char *names[16];
+	const char *tmp = getenv("TMPDIR");
+	char p[PATH_MAX], msg[1024], *conf;
+	size_t n = vm_modules_needed(c->fstype, names, 16);
+	int r;
+
+	if (vm_modules_resolve(
+	        c->kernel, names, n, &cell->mods, msg, sizeof(msg)) == -1) {
+		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
+		return -1;
+	}
+	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	if (mkdtemp(cell->dir) == NULL) {
+		snprintf(err, errlen, "cannot make a directory '%s': %s",
+		    cell->dir, strerror(errno));
+		cell->dir[0] = '\0';
+		return -1;
+	}
+	path(cell, "out", p, sizeof(p));
+	if (mkdir(p, 0755) == -1) {
+		snprintf(
+		    err, errlen, "cannot make '%s': %s", p, strerror(errno));
+		return -1;
+	}
+	if (makeimage(cell, err, errlen) == -1)
+		return -1;
+	if ((conf = conftext(cell, err, errlen)) == NULL)
+		return -1;
+	path(cell, "initramfs.cpio.gz", p, sizeof(p));
+	r = vm_initramfs_write(p, &cell->mods, conf, msg, sizeof(msg));
+	free(conf);
+	if (r == -1) {
+		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
+		return -1;
+	}
+	snprintf(cell->cmdline, sizeof(cell->cmdline), "%s", CMDLINE);
+	/* Unpacked if it can be, for speed; else the image boots as it is. */
+	path(cell, "vmlinux", cell->boot, sizeof(cell->boot));
+	if (vm_kernel_unpack(c->kernel, cell->boot, msg, sizeof(msg)) == -1)
+		snprintf(cell->boot, sizeof(cell->boot), "%s", c->kernel->path);
+	return 0;
+}
+
+int
+vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	char initrd[PATH_MAX], img[PATH_MAX], out[PATH_MAX], con[PATH_MAX],
+	    log[PATH_MAX];
+	struct vm_guest_conf g;
+
+	if (strcmp(c->accel, "auto") == 0)
+		snprintf(cell->accel, sizeof(cell->accel), "%s",
+		    !kvm_broken && !cell->kvm_failed && vm_kvm_usable()
+		        ? "kvm"
+		        : "tcg");
+	else
+		snprintf(cell->accel, sizeof(cell->accel), "%s", c->accel);
+	path(cell, "initramfs.cpio.gz", initrd, sizeof(initrd));
+	path(cell, "disk.img", img, sizeof(img));
+	path(cell, "out", out, sizeof(out));
+	path(cell, "console.log", con, sizeof(con));
+	path(cell, "qemu.log", log, sizeof(log));
+	memset(&g, 0, sizeof(g));
+	g.kernel = cell->boot;
+	g.initrd = initrd;
+	g.cmdline = cell->cmdline;
+	g.image = img;
+	g.outdir = out;
+	g.accel = cell->accel;
+	g.cpus = c->cpus;
+	g.mem_mib = c->mem_mib;
+	g.console = con;
+	g.log = log;
+	cell->boot_ns = -1;
+	if (vm_guest_start(&cell->guest, &g, err, errlen) == -1)
+		return -1;
+	cell->state = VM_RUNNING;
+	return 0;
+}
+
+/* The first line of file holding what, into line (when not NULL). */
+static int
+logline(const char *file, const char *what, char *line, size_t len)
+{
+	char buf[1024];
+	FILE *f = fopen(file, "re");
+	int found = 0;
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(buf, sizeof(buf), f) != NULL)
+		found = strstr(buf, what) != NULL;
+	fclose(f);
+	if (found && line != NULL) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		snprintf(line, len, "%s", strstr(buf, what));
+	}
+	return found;
+}
+
+/* The first line of a small file, newline dropped; "" when there is none. */
+static void
+firstline(const char *file, char *buf, size_t len)
+{
+	FILE *f = fopen(file, "re");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static int
+kvm_silent(const struct vm_cell *cell, int64_t now)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (now - cell->guest.start_ns < KVM_SILENCE_NS)
+		return 0;
+	path(cell, "console.log", p, sizeof(p));
+	return stat(p, &st) == 0 && st.st_size == 0;
+}
+
+/* The guest died of KVM: a fresh image and out directory, then TCG. */
+static enum vm_state
+fallback(struct vm_cell *cell, char *err, size_t errlen)
+{
+	char out[PATH_MAX];
+
+	vm_guest_kill(&cell->guest);
+	cell->kvm_failed = 1;
+	kvm_broken = 1;
+	path(cell, "out", out, sizeof(out));
+	vm_rmtree(out);
+	if (mkdir(out, 0755) == -1) {
+		snprintf(
+		    err, errlen, "cannot make '%s': %s", out, strerror(errno));
+		return cell->state = VM_FAILED;
+	}
+	if (makeimage(cell, err, errlen) == -1 ||
+	    vm_cell_start(cell, err, errlen) == -1)
+		return cell->state = VM_FAILED;
+	return VM_RUNNING;
+}
+
+static enum vm_state
+failed(struct vm_cell *cell, const char *what, const char *logname, char *err,
+    size_t errlen)
+{
+	char log[PATH_MAX], tail[2048], panic[256] = "";
+
+	vm_guest_kill(&cell->guest);
+	path(cell, "console.log", log, sizeof(log));
+	/* A panic's own line is above its stack trace: name it apart. */
+	if (logline(log, "Kernel panic", panic + 2, sizeof(panic) - 2))
+		memcpy(panic, ": ", 2);
+	path(cell, logname, log, sizeof(log));
+	vm_tail(log, 8, tail, sizeof(tail));
+	if (tail[0] == '\0') {
+		path(cell, "qemu.log", log, sizeof(log));
+		vm_tail(log, 8, tail, sizeof(tail));
+	}
+	snprintf(err, errlen, "kernel '%s': %s%s; the last lines of %s:\n%s",
+	    cell->c->kernel->path, what, panic,
+	    strcmp(logname, "console.log") == 0 ? "its console" : "the job",
+	    tail[0] != '\0' ? tail : "(nothing)");
+	return cell->state = VM_FAILED;
+}
+
+enum vm_state
+vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	char p[PATH_MAX], st[512], what[768];
+	int64_t now = vm_now_ns();
+
+	if (cell->state != VM_RUNNING)
+		return cell->state;
+	path(cell, "out/started", p, sizeof(p));
+	if (cell->boot_ns < 0 && exists(p))
+		cell->boot_ns = now - cell->guest.start_ns;
+	path(cell, "qemu.log", p, sizeof(p));
+	if (strcmp(cell->accel, "kvm") == 0 &&
+	    (logline(p, KVM_DEATH, NULL, 0) || kvm_silent(cell, now))) {
+		if (strcmp(c->accel, "auto") == 0)
+			return fallback(cell, err, errlen);
+		return failed(cell,
+		    "KVM cannot run this guest (" KVM_DEATH
+		    ", or no word on the console); try --accel tcg",
+		    "qemu.log", err, errlen);
+	}
+	if (!vm_guest_exited(&cell->guest)) {
+		if (now - cell->guest.start_ns <= c->timeout_ns)
+			return VM_RUNNING;
+		snprintf(what, sizeof(what),
+		    "the guest did not finish within %.0f s (--timeout)",
+		    (double)c->timeout_ns / 1e9);
+		return failed(cell, what, "console.log", err, errlen);
+	}
+	path(cell, "out/status", p, sizeof(p));
+	firstline(p, st, sizeof(st));
+	/* Before the share is mounted, init can say it only on the console. */
+	path(cell, "console.log", p, sizeof(p));
+	if (st[0] == '\0' && logline(p, INIT_SAYS "error: ", st, sizeof(st)))
+		memmove(st, st + strlen(INIT_SAYS),
+		    strlen(st + strlen(INIT_SAYS)) + 1);
+	if (st[0] == '\0') {
+		if (WIFEXITED(cell->guest.status) &&
+		    WEXITSTATUS(cell->guest.status) != 0) {
+			char log[PATH_MAX], tail[1024];
+
+			path(cell, "qemu.log", log, sizeof(log));
+			vm_tail(log, 3, tail, sizeof(tail));
+			snprintf(what, sizeof(what),
+			    "QEMU failed (exit %d): %s",
+			    WEXITSTATUS(cell->guest.status), tail);
+			return failed(cell, what, "console.log", err, errlen);
+		}
+		return failed(cell,
+		    "the guest stopped before its job ended (a panic, or no "
+		    "working init)",
+		    "console.log", err, errlen);
+	}
+	if (strncmp(st, "error: ", 7) == 0) {
+		snprintf(
+		    what, sizeof(what), "the guest's init failed: %s", st + 7);
+		return failed(cell, what, "console.log", err, errlen);
+	}
+	if (strcmp(st, "exit 0") != 0) {
+		snprintf(
+		    what, sizeof(what), "the job in the guest failed (%s)", st);
+		return failed(cell, what, "out/job.log", err, errlen);
+	}
+	return cell->state = VM_DONE;
+}
+
+json_t *
+vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+	char p[PATH_MAX], rel[128], msg[1024], label[256];
+	json_t *doc, *vm, *img;
+
+	path(cell, "out/result.json", p, sizeof(p));
+	if ((doc = result_load(p, msg, sizeof(msg))) == NULL) {
+		snprintf(err, errlen, "kernel '%s': the guest's result: %s",
+		    c->kernel->path, msg);
+		return NULL;
+	}
+	path(cell, "out/release", p, sizeof(p));
+	firstline(p, rel, sizeof(rel));
+	/* The kernel as the guest named it, and the disk. */
+	snprintf(label, sizeof(label), "%s %s", rel,
+	    strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype);
+	img = json_pack("{s:s, s:s, s:s, s:I}", "fstype", c->fstype,
+	    "mkfs_options", c->mkfs_opts, "mount_options", c->mount_opts,
+	    "size_bytes", (json_int_t)c->size_bytes);
+	vm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:i, "
+	               "s:o}",
+	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
+	    "kernel_release", rel, "cmdline", cell->cmdline, "accel",
+	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
+	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
+	    "parallel_guests", c->parallel_guests, "image", img);
+	if (vm == NULL || json_object_set_new(doc, "vm", vm) == -1 ||
+	    json_object_set_new(doc, "label", json_string(label)) == -1) {
+		json_decref(doc);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return doc;
+}
+
+void
+vm_cell_cleanup(struct vm_cell *cell)
+{
+	vm_guest_kill(&cell->guest);
+	vm_modules_free(&cell->mods);
+	if (cell->dir[0] != '\0')
+		vm_rmtree(cell->dir);
+	cell->dir[0] = '\0';
+}

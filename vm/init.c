@@ -1,0 +1,311 @@
+/*
+ * init.c - the guest's init: a small static program of the project's own,
+ * packed as /init into the initramfs that vm/initramfs.c writes. It reads
+ * /vm.conf, which the host wrote (docs/design.md, "vm/"):
+ *
+ *	module /modules/00-virtio_pci.ko	loaded in this order
+ *	fstype ext4				the disk's filesystem, or none
+ *	mountopts noatime			as mount(8) takes them
+ *	exe /work/ubcreplay			the host's binary, run chrooted
+ *	arg ...					its arguments, one a line
+ *
+ * mounts what the job needs inside the host's root (shared read-only over
+ * 9p), runs the job there with its output on a second, writable 9p share,
+ * writes the job's status and the kernel's release next to it, and powers
+ * the guest off. Any failure is printed on the console (the host shows its
+ * last lines) and ends in a power-off too, so the host never waits for a
+ * guest that has nothing left to do.
+ */
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROOT   "/root"
+#define WORK   "/run/ubcvm"
+#define MAXARG 256
+
+struct conf {
+	char fstype[64];
+	char mountopts[512];
+	char exe[4096];
+	int nmod;
+	char *mod[128];
+	int narg;
+	char *arg[MAXARG];
+};
+
+/* The status file: the host reads it back and names the failing step. */
+static void
+status(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int fd;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ubcreplay-init: %s\n", buf);
+	if ((fd = open(ROOT WORK "/out/status", O_WRONLY | O_CREAT | O_TRUNC,
+	         0644)) != -1) {
+		dprintf(fd, "%s\n", buf);
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* Each step on the console: where a guest stopped shows in its last lines. */
+static void
+step(const char *what)
+{
+	fprintf(stderr, "ubcreplay-init: %s\n", what);
+}
+
+static void poweroff(void) __attribute__((noreturn));
+static void die(const char *fmt, ...) __attribute__((noreturn));
+
+static void
+poweroff(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	for (;;)
+		pause();
+}
+
+static void
+die(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	status("error: %s", buf);
+	poweroff();
+}
+
+static void
+domount(const char *src, const char *dir, const char *type, unsigned long flags,
+    const char *data)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, flags, data) == -1)
+		die("cannot mount %s (%s) on %s: %s", src, type, dir,
+		    strerror(errno));
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+static void
+readconf(FILE *f, struct conf *c)
+{
+	char line[4096];
+
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *v = strchr(line, ' ');
+
+		line[strcspn(line, "\n")] = '\0';
+		if (v == NULL)
+			continue;
+		*v++ = '\0';
+		if (strcmp(line, "module") == 0 && c->nmod < 128)
+			c->mod[c->nmod++] = xstrdup(v);
+		else if (strcmp(line, "fstype") == 0)
+			snprintf(c->fstype, sizeof(c->fstype), "%s", v);
+		else if (strcmp(line, "mountopts") == 0)
+			snprintf(c->mountopts, sizeof(c->mountopts), "%s", v);
+		else if (strcmp(line, "exe") == 0)
+			snprintf(c->exe, sizeof(c->exe), "%s", v);
+		else if (strcmp(line, "arg") == 0 && c->narg < MAXARG - 2)
+			c->arg[c->narg++] = xstrdup(v);
+	}
+	fclose(f);
+	if (c->exe[0] == '\0')
+		die("/vm.conf names no program to run");
+}
+
+static void
+loadmodules(const struct conf *c)
+{
+	for (int i = 0; i < c->nmod; i++) {
+		int fd = open(c->mod[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd == -1)
+			die("cannot open module %s: %s", c->mod[i],
+			    strerror(errno));
+		if (syscall(SYS_finit_module, fd, "", 0) == -1 &&
+		    errno != EEXIST)
+			die("cannot load module %s: %s", c->mod[i],
+			    strerror(errno));
+		close(fd);
+	}
+}
+
+/*
+ * mount(2) takes flags apart from the filesystem's own options; mount(8)
+ * takes both in one list. The generic ones go to flags, the rest to data.
+ */
+static unsigned long
+splitopts(const char *opts, char *data, size_t len)
+{
+	static const struct {
+		const char *name;
+		unsigned long set, clear;
+	} generic[] = {
+	    {"ro", MS_RDONLY, 0},
+	    {"rw", 0, MS_RDONLY},
+	    {"noatime", MS_NOATIME, 0},
+	    {"nodiratime", MS_NODIRATIME, 0},
+	    {"relatime", MS_RELATIME, 0},
+	    {"strictatime", MS_STRICTATIME, 0},
+	    {"lazytime", MS_LAZYTIME, 0},
+	    {"sync", MS_SYNCHRONOUS, 0},
+	    {"dirsync", MS_DIRSYNC, 0},
+	    {"async", 0, MS_SYNCHRONOUS},
+	    {"defaults", 0, 0},
+	};
+	char buf[512], *save = NULL;
+	unsigned long flags = 0;
+
+	data[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (char *o = strtok_r(buf, ",", &save); o != NULL;
+	     o = strtok_r(NULL, ",", &save)) {
+		size_t i, n = sizeof(generic) / sizeof(generic[0]);
+
+		for (i = 0; i < n; i++)
+			if (strcmp(o, generic[i].name) == 0)
+				break;
+		if (i < n) {
+			flags = (flags | generic[i].set) & ~generic[i].clear;
+			continue;
+		}
+		if (data[0] != '\0')
+			strncat(data, ",", len - strlen(data) - 1);
+		strncat(data, o, len - strlen(data) - 1);
+	}
+	return flags;
+}
+
+static void
+writefile(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd == -1 || write(fd, text, strlen(text)) == -1 || fsync(fd) == -1)
+		die("cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+int
+main(void)
+{
+	struct conf c;
+	struct utsname u;
+	FILE *conf;
+	char data[512], rel[512];
+	unsigned long flags;
+	pid_t pid;
+	int st;
+
+	if (open("/dev/console", O_RDWR) == 0) {
+		dup2(0, 1);
+		dup2(0, 2);
+	}
+	domount("proc", "/proc", "proc", 0, NULL);
+	domount("sysfs", "/sys", "sysfs", 0, NULL);
+	domount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	if ((conf = fopen("/vm.conf", "r")) == NULL)
+		die("cannot open /vm.conf: %s", strerror(errno));
+	readconf(conf, &c);
+	step("loading modules");
+	loadmodules(&c);
+	step("mounting the host's root");
+
+	/* The host's root, read-only, and what the job needs inside it. */
+	domount("ubcroot", ROOT, "9p", MS_RDONLY,
+	    "trans=virtio,version=9p2000.L,msize=262144,cache=loose");
+	domount("proc", ROOT "/proc", "proc", 0, NULL);
+	domount("sysfs", ROOT "/sys", "sysfs", 0, NULL);
+	domount("devtmpfs", ROOT "/dev", "devtmpfs", 0, NULL);
+	domount("tracefs", ROOT "/sys/kernel/tracing", "tracefs", 0, NULL);
+	domount("tmpfs", ROOT "/run", "tmpfs", 0, "mode=0755");
+	mkdir(ROOT WORK, 0755);
+	domount("ubcout", ROOT WORK "/out", "9p", 0,
+	    "trans=virtio,version=9p2000.L,msize=262144");
+	if (uname(&u) == -1)
+		die("uname: %s", strerror(errno));
+	snprintf(rel, sizeof(rel), "%s\n", u.release);
+	writefile(ROOT WORK "/out/release", rel);
+	if (strcmp(c.fstype, "none") != 0) {
+		step("mounting the disk");
+		flags = splitopts(c.mountopts, data, sizeof(data));
+		domount("/dev/vda", ROOT WORK "/disk", c.fstype, flags,
+		    data[0] != '\0' ? data : NULL);
+	}
+
+	/* The host watches for this file: the job starts now. */
+	step("starting the job");
+	writefile(ROOT WORK "/out/started", "\n");
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char *argv[MAXARG + 1];
+		int fd;
+
+		if (chroot(ROOT) == -1 || chdir("/") == -1) {
+			fprintf(stderr,
+			    "cannot chroot to the shared root: %s\n",
+			    strerror(errno));
+			_exit(126);
+		}
+		fd = open(
+		    WORK "/out/job.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd != -1) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		argv[0] = c.exe;
+		for (int i = 0; i < c.narg; i++)
+			argv[i + 1] = c.arg[i];
+		argv[c.narg + 1] = NULL;
+		execv(c.exe, argv);
+		fprintf(stderr, "cannot run %s: %s\n", c.exe, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	step("the job ended");
+	if (WIFEXITED(st))
+		status("exit %d", WEXITSTATUS(st));
+	else
+		status("signal %d", WTERMSIG(st));
+	if (strcmp(c.fstype, "none") != 0)
+		umount(ROOT WORK "/disk");
+	poweroff();
+	return 0;
+}

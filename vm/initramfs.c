@@ -1,0 +1,219 @@
+/*
+ * initramfs.c - the guest's initramfs: a cpio newc archive, gzip'd, as the
+ * kernel unpacks it. It holds our init (vm/init.c, built static and linked
+ * into this program as bytes: the makefile's build/vm/init_blob.o), the
+ * modules the cell needs, decompressed here because not every kernel can
+ * load a compressed one, and /vm.conf, which says what to load and run.
+ *
+ * UBCREPLAY_VM_INIT, when set, names a file packed as /init instead of
+ * ours; the tests use it to boot a guest whose init cannot run.
+ */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "vm.h"
+
+/* The bytes of build/vm/init and their count (build/vm/init_blob.o). */
+extern const unsigned char vm_init_blob[];
+extern const uint64_t vm_init_blob_size;
+
+/* A whole file through libarchive's raw format: xz, zstd, gzip or none. */
+static int
+readall(const char *path, unsigned char **data, size_t *len, char *err,
+    size_t errlen)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	size_t cap = 0;
+	la_ssize_t n;
+
+	*data = NULL;
+	*len = 0;
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK)
+		goto fail;
+	for (;;) {
+		if (cap - *len < 65536) {
+			unsigned char *p = realloc(*data, cap + 262144);
+
+			if (p == NULL) {
+				archive_read_free(a);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			*data = p;
+			cap += 262144;
+		}
+		n = archive_read_data(a, *data + *len, cap - *len);
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		*len += (size_t)n;
+	}
+	archive_read_free(a);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot read '%s': %s", path,
+	    archive_error_string(a) != NULL ? archive_error_string(a)
+	                                    : "unreadable");
+	archive_read_free(a);
+	free(*data);
+	*data = NULL;
+	return -1;
+}
+
+static int
+put(struct archive *a, const char *name, mode_t mode, dev_t rdev,
+    const void *data, size_t len, char *err, size_t errlen)
+{
+	struct archive_entry *e = archive_entry_new();
+	int r;
+
+	if (e == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_mode(e, mode);
+	archive_entry_set_rdev(e, rdev);
+	archive_entry_set_size(e, (la_int64_t)len);
+	archive_entry_set_nlink(e, S_ISDIR(mode) ? 2 : 1);
+	r = archive_write_header(a, e);
+	archive_entry_free(e);
+	if (r == ARCHIVE_OK && len > 0 &&
+	    archive_write_data(a, data, len) != (la_ssize_t)len)
+		r = ARCHIVE_FATAL;
+	if (r != ARCHIVE_OK) {
+		snprintf(err, errlen, "cannot write the initramfs (%s): %s",
+		    name, archive_error_string(a));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+putinit(struct archive *a, char *err, size_t errlen)
+{
+	const char *other = getenv("UBCREPLAY_VM_INIT");
+	unsigned char *data;
+	size_t len;
+	int r;
+
+	if (other == NULL)
+		return put(a, "init", S_IFREG | 0755, 0, vm_init_blob,
+		    (size_t)vm_init_blob_size, err, errlen);
+	if (readall(other, &data, &len, err, errlen) == -1)
+		return -1;
+	r = put(a, "init", S_IFREG | 0755, 0, data, len, err, errlen);
+	free(data);
+	return r;
+}
+
+static int
+putmodules(struct archive *a, const struct vm_modset *mods, char **conf,
+    size_t *conflen, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < mods->n; i++) {
+		const char *base = strrchr(mods->path[i], '/');
+		char name[128], line[192];
+		unsigned char *data;
+		size_t len;
+		int r;
+
+		base = base != NULL ? base + 1 : mods->path[i];
+		snprintf(name, sizeof(name), "modules/%02zu-%.*s.ko", i,
+		    (int)strcspn(base, "."), base);
+		if (readall(mods->path[i], &data, &len, err, errlen) == -1)
+			return -1;
+		r = put(a, name, S_IFREG | 0644, 0, data, len, err, errlen);
+		free(data);
+		if (r == -1)
+			return -1;
+		snprintf(line, sizeof(line), "module /%s\n", name);
+		char *p = realloc(*conf, *conflen + strlen(line) + 1);
+
+		if (p == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		*conf = p;
+		memcpy(p + *conflen, line, strlen(line) + 1);
+		*conflen += strlen(line);
+	}
+	return 0;
+}
+
+int
+vm_initramfs_write(const char *path, const struct vm_modset *mods,
+    const char *conf, char *err, size_t errlen)
+{
+	static const char *const dirs[] = {
+	    "dev", "proc", "sys", "root", "modules"};
+	struct archive *a = archive_write_new();
+	char *all = NULL;
+	size_t alllen = 0;
+	int r = -1;
+
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
+	    archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_write_open_filename(a, path) != ARCHIVE_OK) {
+		snprintf(err, errlen, "cannot write the initramfs '%s': %s",
+		    path, archive_error_string(a));
+		archive_write_free(a);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (put(a, dirs[i], S_IFDIR | 0755, 0, NULL, 0, err, errlen) ==
+		    -1)
+			goto out;
+	/* The kernel opens it for init's standard streams. */
+	if (put(a, "dev/console", S_IFCHR | 0600, makedev(5, 1), NULL, 0, err,
+	        errlen) == -1 ||
+	    putinit(a, err, errlen) == -1 ||
+	    putmodules(a, mods, &all, &alllen, err, errlen) == -1)
+		goto out;
+	{
+		size_t len = strlen(conf);
+		char *p = realloc(all, alllen + len + 1);
+
+		if (p == NULL) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		all = p;
+		memcpy(all + alllen, conf, len + 1);
+		alllen += len;
+	}
+	if (put(a, "vm.conf", S_IFREG | 0644, 0, all, alllen, err, errlen) ==
+	    -1)
+		goto out;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		snprintf(err, errlen, "cannot write the initramfs '%s': %s",
+		    path, archive_error_string(a));
+		goto out;
+	}
+	r = 0;
+out:
+	archive_write_free(a);
+	free(all);
+	return r;
+}

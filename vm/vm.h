@@ -1,0 +1,199 @@
+/*
+ * vm.h - what the vm module promises: a kernel under test booted in a QEMU
+ * guest that runs the project's own job, and the job's result brought back
+ * to the host with a "vm" object saying how it was measured.
+ *
+ * One cell is one kernel and one disk: a fresh image made on the host, an
+ * initramfs holding our init (vm/init.c) and the modules the cell needs,
+ * and a guest that mounts the host's root read-only over 9p, runs the
+ * host's ubcreplay chrooted there, writes the result to a second, writable
+ * 9p share, and powers off.
+ *
+ *	struct vm_kernel k;
+ *	struct vm_cell cell;
+ *
+ *	vm_kernel_open(&k, "boot/vmlinuz-6.1.0-57-amd64", NULL, err, len);
+ *	vm_cell_init(&cell, &conf);		conf names k, the disk, the job
+ *	vm_cell_prepare(&cell, err, len);	image, initramfs, temp dir
+ *	vm_cell_start(&cell, err, len);		QEMU, in its own group
+ *	while ((r = vm_cell_poll(&cell, err, len)) == VM_RUNNING)
+ *		sleep a little, look at signals;
+ *	doc = vm_cell_result(&cell, err, len);	result + "vm" object
+ *	vm_cell_cleanup(&cell);			kills, reaps, removes
+ *
+ * Nothing here prints or exits: errors come back as -1 (or NULL) with the
+ * message, naming the kernel or the file, in the caller's buffer.
+ */
+#ifndef UBC_VM_H
+#define UBC_VM_H
+
+#include <sys/types.h>
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* kernel.c: a bzImage and where its modules are. */
+struct vm_kernel {
+	char path[PATH_MAX];   /* as given */
+	char version[256];     /* the setup header's kernel_version */
+	char release[128];     /* its first word: what uname -r will say */
+	char moddir[PATH_MAX]; /* lib/modules/RELEASE, or "" for none */
+	char sha256[65];       /* of the file, hex */
+};
+
+/*
+ * Recognises path as an x86 bzImage ("HdrS" in its setup header) and reads
+ * its version string. The modules are modules_dir when given, else the
+ * unpacked package's lib/modules/RELEASE beside boot/, else none (a kernel
+ * with everything built in).
+ */
+int vm_kernel_open(struct vm_kernel *k, const char *path,
+    const char *modules_dir, char *err, size_t errlen);
+
+/*
+ * Unpacks the image's compressed kernel into out, an ELF vmlinux QEMU can
+ * boot through its PVH entry. -1 (err says why) when the image has no
+ * such payload, libarchive cannot decompress it, or it has no PVH entry:
+ * the bzImage itself then boots.
+ */
+int vm_kernel_unpack(
+    const struct vm_kernel *k, const char *out, char *err, size_t errlen);
+
+/* sha256.c: FIPS 180-4 SHA-256 of a file, as 64 hex digits. */
+int vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
+
+/* modules.c: the modules a cell needs, dependencies first. */
+struct vm_modset {
+	size_t n;
+	char **path; /* absolute paths, in load order */
+};
+
+/*
+ * Resolves names (module names as modprobe takes them, '-' and '_' alike)
+ * through moddir's modules.dep to the closure in load order; a module built
+ * in (modules.builtin) needs nothing. A name that is neither is an error
+ * naming it and the kernel's release.
+ */
+int vm_modules_resolve(const struct vm_kernel *k, const char *const *names,
+    size_t nnames, struct vm_modset *set, char *err, size_t errlen);
+void vm_modules_free(struct vm_modset *set);
+
+/* The module names a cell on fstype needs ("none": a raw disk). */
+size_t vm_modules_needed(const char *fstype, const char **names, size_t max);
+
+/*
+ * initramfs.c: a gzip'd cpio newc archive: our init as /init, the modules
+ * (decompressed when they are .ko.xz, .ko.zst or .ko.gz) and /vm.conf.
+ */
+int vm_initramfs_write(const char *path, const struct vm_modset *mods,
+    const char *conf, char *err, size_t errlen);
+
+/*
+ * image.c: a sparse image file of size_bytes with a filesystem made by
+ * mkfs.FSTYPE and mkfs_opts (split at blanks); "none" leaves it raw.
+ * mkfs's output goes to logpath. vm_image_check says, before anything
+ * boots, whether mkfs.FSTYPE can be run.
+ */
+int vm_image_check(const char *fstype, char *err, size_t errlen);
+int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
+    uint64_t size_bytes, const char *logpath, char *err, size_t errlen);
+
+/* qemu.c: QEMU itself. */
+#define VM_QEMU "qemu-system-x86_64"
+
+/* "7.2.22" from `qemu-system-x86_64 --version`; -1 when QEMU is missing. */
+int vm_qemu_version(char *buf, size_t len, char *err, size_t errlen);
+
+/* Whether /dev/kvm opens and the processor has vmx or svm. */
+int vm_kvm_usable(void);
+
+struct vm_guest_conf {
+	const char *kernel, *initrd, *cmdline;
+	const char *image;  /* the disk, /dev/vda in the guest */
+	const char *outdir; /* the writable share */
+	const char *accel;  /* "kvm" or "tcg" */
+	int cpus;
+	int mem_mib;
+	const char *console; /* the serial console's file */
+	const char *log;     /* QEMU's own stdout and stderr */
+};
+
+struct vm_guest {
+	pid_t pid; /* also its process group; 0 when not running */
+	int64_t start_ns;
+	int status; /* wait status once reaped */
+};
+
+int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
+    size_t errlen);
+/* 1 when QEMU has exited (reaped, g->status set), 0 while it runs. */
+int vm_guest_exited(struct vm_guest *g);
+/* Kills QEMU's whole process group and reaps it; a no-op when not running. */
+void vm_guest_kill(struct vm_guest *g);
+
+/* util.c: the last lines of a text file, carriage returns dropped. */
+void vm_tail(const char *path, int lines, char *buf, size_t len);
+/* Removes a directory tree (the cell's temporary files). */
+void vm_rmtree(const char *path);
+int64_t vm_now_ns(void);
+
+/*
+ * cell.c: one kernel on one disk, from nothing to a result. In the guest
+ * the disk is /dev/vda, mounted on VM_GUEST_DISK unless it stays raw, and
+ * the job writes its result to VM_GUEST_RESULT.
+ */
+#define VM_GUEST_DISK   "/run/ubcvm/disk"
+#define VM_GUEST_RESULT "/run/ubcvm/out/result.json"
+
+struct vm_cell_conf {
+	const struct vm_kernel *kernel;
+	const char *fstype;     /* "ext4", ..., or "none" for a raw disk */
+	const char *mkfs_opts;  /* "" for none */
+	const char *mount_opts; /* "" for none */
+	uint64_t size_bytes;
+	const char *accel; /* "auto", "kvm" or "tcg" */
+	int cpus, mem_mib;
+	int64_t timeout_ns;
+	const char *exe;  /* the host's ubcreplay */
+	size_t njob;      /* the job's arguments, -o added after the */
+	char *const *job; /* subcommand's name */
+	const char *qemu_version;
+	int parallel_guests;
+};
+
+enum vm_state { VM_IDLE, VM_RUNNING, VM_DONE, VM_FAILED };
+
+struct vm_cell {
+	const struct vm_cell_conf *c;
+	char dir[PATH_MAX]; /* the cell's temporary directory */
+	char cmdline[512];
+	char boot[PATH_MAX]; /* what QEMU boots: the vmlinux unpacked, or
+	                        the bzImage */
+	struct vm_modset mods;
+	struct vm_guest guest;
+	enum vm_state state;
+	char accel[8];   /* the accelerator that ran it */
+	int kvm_failed;  /* auto fell back to TCG */
+	int64_t boot_ns; /* QEMU start to the job's start, -1 not yet */
+};
+
+void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);
+/* Resolves modules, makes the temporary directory, image and initramfs. */
+int vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen);
+/* accel "kvm" or "tcg"; with conf accel "auto", kvm falls back to tcg. */
+int vm_cell_start(struct vm_cell *cell, char *err, size_t errlen);
+/*
+ * VM_RUNNING while the guest runs, VM_DONE when its job finished with a
+ * result, VM_FAILED (err says why, with the console's last lines) when it
+ * panicked, hung past the timeout, or the job failed.
+ */
+enum vm_state vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen);
+/* The job's result with the "vm" object and the label; NULL on error. */
+json_t *vm_cell_result(struct vm_cell *cell, char *err, size_t errlen);
+/* Kills and reaps the guest, removes the temporary directory. */
+void vm_cell_cleanup(struct vm_cell *cell);
+
+#endif
