@@ -9,8 +9,6 @@
  * Exit status: 0 when no gate failed, 1 when one did (each is listed),
  * 2 for a usage or input error, or a gate that cannot be judged.
  */
-#include <sys/ioctl.h>
-
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
