@@ -47,11 +47,16 @@ get_uint(const unsigned char *p, unsigned size, int big_endian)
 {
 	uint64_t v = 0;
 
-	for (unsigned i = 0; i < size; i++) {
-		unsigned k = big_endian ? i : size - 1 - i;
-
-		v = v << 8 | p[k];
-	}
+	/*
+	 * Two loops, not one that asks the order at every byte: this runs for
+	 * every field of every event.
+	 */
+	if (big_endian)
+		for (unsigned i = 0; i < size; i++)
+			v = v << 8 | p[i];
+	else
+		for (unsigned i = size; i-- > 0;)
+			v = v << 8 | p[i];
 	return v;
 }
 
