@@ -51,11 +51,18 @@ signals()
 		mkdir m
 	fi
 	mkdir m/t
-	# The moments spread over one whole job, however fast this machine.
-	t0=$(date +%s%N)
-	job "$probe"
-	wait $! || atf_fail "the job fails without a signal: $(cat err)"
-	span=$((($(date +%s%N) - t0) / 1000000))
+	# The moments spread over one whole job, however fast this machine:
+	# the shortest of three, since one slowed by other work on the machine
+	# would put most moments after the job's end.
+	span=
+	for k in 1 2 3; do
+		t0=$(date +%s%N)
+		job "$probe"
+		wait $! || atf_fail "the job fails without a signal: $(cat err)"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		[ -z "$span" ] || [ "$ms" -lt "$span" ] && span=$ms
+		rm -f r.json m/t/dd.out
+	done
 	echo "one job: $span ms"
 	signalled=0 leftovers=0 failures=
 	i=0
