@@ -41,6 +41,8 @@ static const struct option longopts[] = {
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
     {"modules", required_argument, NULL, 'D'},
+    {"nfs-export-fs", required_argument, NULL, 'E'},
+    {"nfs-server", required_argument, NULL, 'S'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -51,7 +53,8 @@ static const char vm_usage[] =
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
     "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--timeout seconds]\n"
+    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
+    "                    [--nfs-server knfsd | ganesha] [--timeout seconds]\n"
     "                    archive | -- job ...\n";
 
 struct vm_opts {
@@ -62,6 +65,7 @@ struct vm_opts {
 	char *job[MAX_JOB + 4];
 	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
 	const char *archive;
+	const char *nfs_server, *nfs_opts, *export_fs;
 	int runs, mem, cpus, jobs, bisect;
 	int64_t timeout_ns;
 };
@@ -103,6 +107,48 @@ jobargs(struct vm_opts *o, int argc, char **argv)
 		o->job[n++] = argv[i];
 	}
 	o->njob = n;
+	return 0;
+}
+
+/*
+ * -t nfs: the cell's disk holds the exported filesystem (--nfs-export-fs,
+ * ext4 by default) and -O gives the NFS mount's options.
+ */
+static int
+nfsjob(struct vm_opts *o)
+{
+	char errbuf[512];
+	int nfs = 0;
+
+	for (size_t f = 0; f < o->nfs; f++)
+		nfs += strcmp(o->fstype[f], "nfs") == 0;
+	if (nfs == 0) {
+		if (o->nfs_server != NULL || o->export_fs != NULL) {
+			warnx("--nfs-server and --nfs-export-fs need -t nfs");
+			return -1;
+		}
+		return 0;
+	}
+	if (o->nfs != 1) {
+		warnx("-t nfs goes alone: -O is the NFS mount's options");
+		return -1;
+	}
+	if (o->nfs_server == NULL)
+		o->nfs_server = "knfsd";
+	if (vm_nfs_check(
+	        o->nfs_server, o->mount_opts, errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	o->nfs_opts = o->mount_opts;
+	o->mount_opts = "";
+	o->fstype[0] = o->export_fs != NULL ? o->export_fs : "ext4";
+	if (strcmp(o->fstype[0], "none") == 0 ||
+	    strcmp(o->fstype[0], "nfs") == 0) {
+		warnx("--nfs-export-fs '%s' is not a filesystem to export",
+		    o->fstype[0]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -185,6 +231,12 @@ parse(int argc, char **argv, struct vm_opts *o)
 		case 'D':
 			o->modules = optarg;
 			break;
+		case 'E':
+			o->export_fs = optarg;
+			break;
+		case 'S':
+			o->nfs_server = optarg;
+			break;
 		case 'T':
 			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
 				return -1;
@@ -229,6 +281,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->archive = argv[optind];
 	if (o->nfs == 0)
 		o->fstype[o->nfs++] = "ext4";
+	if (nfsjob(o) == -1)
+		return -1;
 	snprintf(runs, sizeof(runs), "%d", o->runs);
 	o->job[0] = (char *)o->archive;
 	o->job[1] = VM_GUEST_DISK;
@@ -237,6 +291,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->job[4] = "-o";
 	o->job[5] = VM_GUEST_RESULT;
 	o->njob = 6;
+	if (o->nfs_opts != NULL) {
+		o->job[1] = VM_GUEST_NFS;
+		o->job[o->njob++] = "--nfs-iface";
+		o->job[o->njob++] = (char *)vm_nfs_iface(o->nfs_server);
+		/* knfsd's disk is the guest's: the exact probe watches it. */
+		if (strcmp(o->nfs_server, "knfsd") == 0) {
+			o->job[o->njob++] = "--watch-dev";
+			o->job[o->njob++] = "/dev/vda";
+		}
+	}
 	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs != 1)) {
 		warnx("--bisect needs a --fail-if, two kernels or more "
 		      "(good first, bad last) and one filesystem");
@@ -300,6 +364,10 @@ check(struct run *r)
 		for (size_t f = 0; f < o->nfs; f++) {
 			const char *names[16];
 			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
+
+			if (o->nfs_server != NULL)
+				nn += vm_nfs_modules(
+				    o->nfs_server, names + nn, 16 - nn);
 			struct vm_modset set;
 
 			if (vm_modules_resolve(&r->k[i], names, nn, &set,
@@ -340,6 +408,9 @@ confs(struct run *r)
 			c->job = o->job;
 			c->qemu_version = r->qemu;
 			c->parallel_guests = parallel;
+			c->nfs_server =
+			    o->nfs_opts != NULL ? o->nfs_server : NULL;
+			c->nfs_opts = o->nfs_opts;
 		}
 	r->ncell = ncell;
 }
