@@ -462,6 +462,23 @@ is_nfs(const struct target *t)
 	return strcmp(t->fstype, "nfs") == 0 || strcmp(t->fstype, "nfs4") == 0;
 }
 
+/*
+ * The capture's filter: an NFS target mounted from a port of its own (the
+ * kernel shows port= only when it is not 2049) is watched on that port.
+ */
+static const char *
+wire_filter(const struct target *t, char *buf, size_t len)
+{
+	const char *p = strstr(t->options, ",port=");
+	unsigned port;
+
+	if (!is_nfs(t) || p == NULL || sscanf(p, ",port=%u", &port) != 1 ||
+	    port == 0 || port > 65535)
+		return NULL;
+	snprintf(buf, len, "port %u", port);
+	return buf;
+}
+
 static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
     const struct run_result *first)
@@ -499,7 +516,7 @@ cmd_tar(int argc, char **argv)
 	struct target t;
 	struct stat st;
 	struct job j;
-	char err[768], label[1200], archive[PATH_MAX];
+	char err[768], label[1200], archive[PATH_MAX], filter[32];
 	json_t *doc;
 	int nrun = 0, status = EXIT_SUCCESS, sig;
 
@@ -569,8 +586,9 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (o.nfs_iface != NULL &&
-	    nfs_watch_start(&watch, o.nfs_iface, NULL, err, sizeof(err)) ==
-	        -1) {
+	    nfs_watch_start(&watch, o.nfs_iface,
+	        wire_filter(&t, filter, sizeof(filter)), err,
+	        sizeof(err)) == -1) {
 		warnx("--nfs-iface: %s", err);
 		job_end(&j, runs, 0);
 		return EXIT_FAILURE;

@@ -42,6 +42,7 @@ static const struct option longopts[] = {
     {"mem", required_argument, NULL, 'M'},
     {"modules", required_argument, NULL, 'D'},
     {"nfs-export-fs", required_argument, NULL, 'E'},
+    {"nfs-path", required_argument, NULL, 'P'},
     {"nfs-server", required_argument, NULL, 'S'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
@@ -54,7 +55,8 @@ static const char vm_usage[] =
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
     "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
     "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
-    "                    [--nfs-server knfsd | ganesha] [--timeout seconds]\n"
+    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
+    "                    [--timeout seconds]\n"
     "                    archive | -- job ...\n";
 
 struct vm_opts {
@@ -65,7 +67,7 @@ struct vm_opts {
 	char *job[MAX_JOB + 4];
 	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
 	const char *archive;
-	const char *nfs_server, *nfs_opts, *export_fs;
+	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
 	int runs, mem, cpus, jobs, bisect;
 	int64_t timeout_ns;
 };
@@ -123,8 +125,10 @@ nfsjob(struct vm_opts *o)
 	for (size_t f = 0; f < o->nfs; f++)
 		nfs += strcmp(o->fstype[f], "nfs") == 0;
 	if (nfs == 0) {
-		if (o->nfs_server != NULL || o->export_fs != NULL) {
-			warnx("--nfs-server and --nfs-export-fs need -t nfs");
+		if (o->nfs_server != NULL || o->export_fs != NULL ||
+		    o->nfs_path != NULL) {
+			warnx("--nfs-server, --nfs-export-fs and --nfs-path "
+			      "need -t nfs");
 			return -1;
 		}
 		return 0;
@@ -135,8 +139,10 @@ nfsjob(struct vm_opts *o)
 	}
 	if (o->nfs_server == NULL)
 		o->nfs_server = "knfsd";
-	if (vm_nfs_check(
-	        o->nfs_server, o->mount_opts, errbuf, sizeof(errbuf)) == -1) {
+	if (o->nfs_path == NULL)
+		o->nfs_path = "";
+	if (vm_nfs_check(o->nfs_server, o->mount_opts, o->nfs_path, errbuf,
+	        sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
 		return -1;
 	}
@@ -233,6 +239,9 @@ parse(int argc, char **argv, struct vm_opts *o)
 			break;
 		case 'E':
 			o->export_fs = optarg;
+			break;
+		case 'P':
+			o->nfs_path = optarg;
 			break;
 		case 'S':
 			o->nfs_server = optarg;
@@ -411,6 +420,7 @@ confs(struct run *r)
 			c->nfs_server =
 			    o->nfs_opts != NULL ? o->nfs_server : NULL;
 			c->nfs_opts = o->nfs_opts;
+			c->nfs_path = o->nfs_path;
 		}
 	r->ncell = ncell;
 }

@@ -41,7 +41,8 @@ static const char *const knfsd_tools[] = {"/usr/sbin/rpc.nfsd",
     "/usr/sbin/rpcbind", "/sbin/mount.nfs", "/sbin/ip"};
 
 int
-vm_nfs_check(const char *server, const char *opts, char *err, size_t errlen)
+vm_nfs_check(const char *server, const char *opts, const char *path, char *err,
+    size_t errlen)
 {
 	int knfsd = strcmp(server, "knfsd") == 0;
 
@@ -50,9 +51,11 @@ vm_nfs_check(const char *server, const char *opts, char *err, size_t errlen)
 		    "--nfs-server '%s' is not knfsd or ganesha", server);
 		return -1;
 	}
-	if (strpbrk(opts, "'\n") != NULL) {
+	if (strpbrk(opts, "'\n") != NULL || strpbrk(path, "'\n") != NULL) {
 		snprintf(err, errlen,
-		    "NFS mount options '%s' hold a quote or a newline", opts);
+		    "NFS mount options '%s' or path '%s' hold a quote or a "
+		    "newline",
+		    opts, path);
 		return -1;
 	}
 	/* The guest runs the host's mount.nfs and, for knfsd, its server. */
@@ -109,7 +112,9 @@ vm_nfs_iface(const char *server)
 
 /*
  * The guest's side. The mount's source: NFSv4 mounts the server's pseudo
- * root, NFSv2 and v3 the export's real path. mount.nfs retries a refused
+ * root, NFSv2 and v3 the export's real path, unless --nfs-path names
+ * another. The cell's own options come first, so that the user's -O
+ * overrides them. mount.nfs retries a refused
  * connection for two minutes unless told otherwise: retry=0 makes a server
  * that is not there an error at once.
  */
@@ -124,7 +129,8 @@ static const char script_head[] =
     "*,v2,*) src=$v3src more=$v3more ;;\n"
     "*) src=$v4src more=$v4more ;;\n"
     "esac\n"
-    "mopts=$opts${more:+${opts:+,}$more}\n"
+    "mopts=$more${opts:+${more:+,}$opts}\n"
+    "[ -n \"$path\" ] && src=${src%%:*}:$path\n"
     "case \",$opts,\" in\n"
     "*,retry=*) ;;\n"
     "*) mopts=${mopts:+$mopts,}retry=0 ;;\n"
@@ -256,8 +262,8 @@ vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		    err, errlen, "cannot write '%s': %s", p, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "server=%s\nopts='%s'\nmnt=%s\n", c->nfs_server, c->nfs_opts,
-	    VM_GUEST_NFS);
+	fprintf(f, "server=%s\nopts='%s'\npath='%s'\nmnt=%s\n", c->nfs_server,
+	    c->nfs_opts, c->nfs_path, VM_GUEST_NFS);
 	if (knfsd)
 		fprintf(f,
 		    "export=%s\nv3src=127.0.0.1:%s\nv4src=127.0.0.1:/\n"
@@ -370,9 +376,10 @@ int
 vm_nfs_start(
     struct vm_cell *cell, char *netdev, size_t len, char *err, size_t errlen)
 {
-	char conf[PATH_MAX], log[PATH_MAX], tail[1024];
-	char *gargv[] = {
-	    GANESHA, "-F", "-f", conf, "-L", log, "-N", "NIV_EVENT", NULL};
+	char conf[PATH_MAX], log[PATH_MAX], pid[PATH_MAX], tail[1024];
+	/* A pid file per cell: ganesha locks it, and cells run side by side. */
+	char *gargv[] = {GANESHA, "-F", "-f", conf, "-L", log, "-p", pid, "-N",
+	    "NIV_EVENT", NULL};
 	char *rargv[] = {RPCBIND, "-f", "-w", NULL};
 
 	netdev[0] = '\0';
@@ -385,6 +392,7 @@ vm_nfs_start(
 	}
 	snprintf(conf, sizeof(conf), "%s/ganesha.conf", cell->dir);
 	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
+	snprintf(pid, sizeof(pid), "%s/ganesha.pid", cell->dir);
 	/* ganesha registers its programs with rpcbind or gives up. */
 	if (!listening(111)) {
 		if ((cell->rpcbind_pid = spawn(rargv, log, err, errlen)) ==

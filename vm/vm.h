@@ -165,6 +165,7 @@ struct vm_cell_conf {
 	 */
 	const char *nfs_server;
 	const char *nfs_opts;
+	const char *nfs_path; /* the server's path to mount, "": its export */
 };
 
 enum vm_state { VM_IDLE, VM_RUNNING, VM_DONE, VM_FAILED };
@@ -197,8 +198,8 @@ struct vm_cell {
 #define VM_GUEST_SETUP "/run/ubcvm/out/nfs-setup.sh"
 
 /* The server's name and the options, and that the host has its programs. */
-int vm_nfs_check(
-    const char *server, const char *opts, char *err, size_t errlen);
+int vm_nfs_check(const char *server, const char *opts, const char *path,
+    char *err, size_t errlen);
 /* The modules an NFS cell needs beyond its disk's. */
 size_t vm_nfs_modules(const char *server, const char **names, size_t max);
 /* The capture's interface in the guest. */
