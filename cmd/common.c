@@ -81,8 +81,8 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 }
 
 void
-cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate,
-    size_t ngate, const struct cmp_failure *fail, size_t nfail)
+cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate, size_t ngate,
+    const struct cmp_failure *fail, size_t nfail)
 {
 	if (ngate == 0)
 		return;

@@ -43,4 +43,3 @@ usage_print(FILE *f)
 {
 	fputs(synopsis, f);
 }
-

@@ -80,8 +80,8 @@ number(const char *what, const char *s, long lo, long hi, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || errno != 0 || *v < lo || *v > hi) {
-		warnx("%s '%s' is not a number from %ld to %ld", what, s, lo,
-		    hi);
+		warnx(
+		    "%s '%s' is not a number from %ld to %ld", what, s, lo, hi);
 		return -1;
 	}
 	return 0;
@@ -175,8 +175,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->jobs = 1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hk:t:m:O:n:o:j:", longopts,
-	            NULL)) != -1) {
+	while ((c = getopt_long(
+	            argc, argv, "hk:t:m:O:n:o:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (o->nkernel == MAX_KERNELS) {
@@ -274,6 +274,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 		warnx("vm needs a kernel (-k)");
 		return -1;
 	}
+	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs > 1)) {
+		warnx("--bisect needs a --fail-if, two kernels or more "
+		      "(good first, bad last) and one filesystem");
+		return -1;
+	}
+	for (size_t f = 0; f < o->nfs; f++)
+		if (strcmp(o->fstype[f], "none") == 0) {
+			warnx("-t none: a raw disk is for a job after --");
+			return -1;
+		}
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		/* The job as given, on the raw disk. */
 		if (o->nfs > 0) {
@@ -310,11 +320,6 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->job[o->njob++] = "/dev/vda";
 		}
 	}
-	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs != 1)) {
-		warnx("--bisect needs a --fail-if, two kernels or more "
-		      "(good first, bad last) and one filesystem");
-		return -1;
-	}
 	return 0;
 }
 
@@ -337,15 +342,14 @@ check(struct run *r)
 	char errbuf[2048];
 	ssize_t n;
 
-	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf,
-	        sizeof(errbuf)) == -1) {
+	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
+	    -1) {
 		warnx("%s", errbuf);
 		return -1;
 	}
-	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <=
-	    0) {
-		warnx("cannot find this program's own file: %s",
-		    strerror(errno));
+	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <= 0) {
+		warnx(
+		    "cannot find this program's own file: %s", strerror(errno));
 		return -1;
 	}
 	r->exe[n] = '\0';
@@ -452,7 +456,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 		const struct timespec nap = {0, 50 * 1000000};
 
 		while (!replay_stop_requested() && running < (size_t)jobs &&
-		       next < n) {
+		    next < n) {
 			struct vm_cell *c = &cell[next];
 			const struct vm_cell_conf *cf = &r->conf[idx[next]];
 
@@ -560,8 +564,8 @@ write_results(struct run *r, char names[][PATH_MAX])
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
 			    c->kernel->release, fsname(c->fstype), i + 1);
-		if (result_write(r->doc[i], names[i], errbuf,
-		        sizeof(errbuf)) == -1) {
+		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
+		    -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
@@ -594,11 +598,12 @@ caveats(const struct run *r)
 
 /*
  * The series over the results in docs (paths names), and the gates. 0 when
- * no gate failed, 1 when one did, 2 when they cannot be judged.
+ * no gate failed, 1 when one did, 2 when they cannot be judged. change,
+ * when not NULL, gets the first gate's metric's change in the last result.
  */
 static int
 series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
-    int print, int *nfail_out)
+    int print, double *change)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_failure fail[MAX_GATES * MAX_KERNELS];
@@ -615,8 +620,8 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 	for (size_t i = 0; i < n; i++) {
 		if (docs[i] == NULL)
 			continue;
-		if ((res[k] = cmp_result_from_json(docs[i], names[i], errbuf,
-		         sizeof(errbuf))) == NULL) {
+		if ((res[k] = cmp_result_from_json(
+		         docs[i], names[i], errbuf, sizeof(errbuf))) == NULL) {
 			warnx("%s", errbuf);
 			while (k > 0)
 				cmp_result_free(res[--k]);
@@ -642,19 +647,23 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 			        : sizeof(fail) / sizeof(fail[0]));
 		fflush(stdout);
 	}
+	if (change != NULL && o->ngate > 0) {
+		const struct cmp_row *row = cmp_row_find(c, o->gate[0].metric);
+
+		*change =
+		    row != NULL ? row->cell[c->nresult - 1].change_pct : 0;
+	}
 	cmp_free(c);
 	if (nfail == -1) {
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	if (nfail_out != NULL)
-		*nfail_out = nfail;
 	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* Good or bad: kernel i's cell against the first's, by the gates. */
 static int
-judge(struct run *r, size_t i)
+judge(struct run *r, size_t i, double *change)
 {
 	json_t *pair[2];
 	char pn[2][PATH_MAX];
@@ -665,24 +674,37 @@ judge(struct run *r, size_t i)
 	pair[1] = r->doc[i];
 	snprintf(pn[0], PATH_MAX, "%s", r->k[0].path);
 	snprintf(pn[1], PATH_MAX, "%s", r->k[i].path);
-	return series(pair, pn, 2, r->o, 0, NULL);
+	return series(pair, pn, 2, r->o, 0, change);
+}
+
+static size_t
+boots(const struct run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ncell; i++)
+		n += r->doc[i] != NULL;
+	return n;
 }
 
 static int
 bisect(struct run *r)
 {
 	size_t lo = 0, hi = r->ncell - 1, ends[2] = {0, r->ncell - 1};
+	const char *metric = r->o->gate[0].metric;
+	double change = 0;
 	int v, step = 0;
 
 	/* The ends first, side by side when -j allows. */
 	if (run_cells(r, ends, 2, r->o->jobs > 1 ? 2 : 1) == -1)
 		return EXIT_USAGE;
-	printf("Bisection over %zu kernels (good first, bad last):\n",
-	    r->ncell);
-	printf("  %-40s baseline\n", r->k[0].release);
-	if ((v = judge(r, hi)) == EXIT_USAGE)
+	printf(
+	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
+	printf("  first: %-32s good (the baseline)\n", r->k[0].release);
+	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
 		return EXIT_USAGE;
-	printf("  %-40s %s\n", r->k[hi].release, v ? "bad" : "good");
+	printf("  last:  %-32s %s (%s %+.1f%%)\n", r->k[hi].release,
+	    v ? "bad" : "good", metric, change);
 	if (v == EXIT_SUCCESS) {
 		warnx("the last kernel, %s, does not cross the gate against "
 		      "the first: nothing to bisect",
@@ -692,17 +714,19 @@ bisect(struct run *r)
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((v = judge(r, mid)) == EXIT_USAGE)
+		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
 			return EXIT_USAGE;
-		printf("  step %d: %-32s %s\n", ++step, r->k[mid].release,
-		    v ? "bad" : "good");
+		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
+		    r->k[mid].release, v ? "bad" : "good", metric, change);
 		if (v)
 			hi = mid;
 		else
 			lo = mid;
 	}
-	printf("First bad kernel: %s (%s), after %s\n", r->k[hi].path,
-	    r->k[hi].release, r->k[lo].release);
+	printf("first bad kernel: %s (%s), after %s; %zu boots for %zu "
+	       "kernels\n",
+	    r->k[hi].release, r->k[hi].path, r->k[lo].release, boots(r),
+	    r->ncell);
 	return EXIT_SUCCESS;
 }
 

@@ -11,8 +11,8 @@ build="gcc make pkg-config libarchive-dev zlib1g-dev libjansson-dev libpcap-dev 
 test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util-linux bsdextrautils mandoc
       bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump chrony
       nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils nfs-kernel-server clang valgrind
-      iproute2 procps"
-bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1"
+      iproute2 procps qemu-system-x86"
+bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
 
 case "${1:-all}" in
 build) want=$build ;;

@@ -17,15 +17,22 @@
 #include "../analysis/analysis.h"
 #include "vm.h"
 
-/* loglevel 6: the banner shows at once that the kernel is running. */
-#define CMDLINE   "console=ttyS0 panic=-1 loglevel=6"
+/*
+ * loglevel 6: the banner shows at once that the kernel is running.
+ * no_timer_check: an emulated guest on a busy host can miss the boot-time
+ * check that the timer's interrupt arrives in time, and panic with "IO-APIC
+ * + timer doesn't work".
+ */
+#define CMDLINE   "console=ttyS0 panic=-1 loglevel=6 no_timer_check"
 #define KVM_DEATH "KVM internal error"
+/* How init's lines begin on the console (vm/init.c). */
+#define INIT_SAYS "ubcreplay-init: "
 /*
  * A KVM that cannot run the guest does not always say so: some leave it
  * spinning. A kernel that has printed nothing this long after QEMU started
  * under KVM is taken for that.
  */
-#define KVM_SILENCE_NS ((int64_t)15 * 1000000000)
+#define KVM_SILENCE_NS ((int64_t)10 * 1000000000)
 /*
  * Once a guest has shown that this machine's KVM cannot run it, later
  * cells in the same process go straight to TCG.
@@ -58,8 +65,8 @@ static char *
 conftext(const struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	size_t len = 256 + strlen(c->fstype) + strlen(c->mount_opts) +
-	    strlen(c->exe);
+	size_t len =
+	    256 + strlen(c->fstype) + strlen(c->mount_opts) + strlen(c->exe);
 	char *s, *p;
 
 	for (size_t i = 0; i < c->njob; i++) {
@@ -74,8 +81,9 @@ conftext(const struct vm_cell *cell, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	p = s + sprintf(s, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
-	            c->mount_opts, c->exe);
+	p = s +
+	    sprintf(s, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
+	        c->mount_opts, c->exe);
 	if (c->nfs_server != NULL)
 		p += sprintf(p, "setup %s\n", VM_GUEST_SETUP);
 	for (size_t i = 0; i < c->njob; i++)
@@ -92,8 +100,8 @@ makeimage(struct vm_cell *cell, char *err, size_t errlen)
 	path(cell, "disk.img", img, sizeof(img));
 	path(cell, "mkfs.log", log, sizeof(log));
 	unlink(img);
-	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log,
-	        msg, sizeof(msg)) == -1) {
+	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log, msg,
+	        sizeof(msg)) == -1) {
 		snprintf(err, errlen, "kernel %s, %s: %s", c->kernel->path,
 		    c->fstype, msg);
 		return -1;
@@ -114,8 +122,8 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	if (c->nfs_server != NULL)
 		n += vm_nfs_modules(c->nfs_server, names + n, 16 - n);
 
-	if (vm_modules_resolve(c->kernel, names, n, &cell->mods, msg,
-	        sizeof(msg)) == -1) {
+	if (vm_modules_resolve(
+	        c->kernel, names, n, &cell->mods, msg, sizeof(msg)) == -1) {
 		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
 		return -1;
 	}
@@ -129,8 +137,8 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	}
 	path(cell, "out", p, sizeof(p));
 	if (mkdir(p, 0755) == -1) {
-		snprintf(err, errlen, "cannot make '%s': %s", p,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot make '%s': %s", p, strerror(errno));
 		return -1;
 	}
 	if (makeimage(cell, err, errlen) == -1)
@@ -192,18 +200,23 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 	return 0;
 }
 
+/* The first line of file holding what, into line (when not NULL). */
 static int
-logsays(const char *file, const char *what)
+logline(const char *file, const char *what, char *line, size_t len)
 {
-	char line[1024];
+	char buf[1024];
 	FILE *f = fopen(file, "re");
 	int found = 0;
 
 	if (f == NULL)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = strstr(line, what) != NULL;
+	while (!found && fgets(buf, sizeof(buf), f) != NULL)
+		found = strstr(buf, what) != NULL;
 	fclose(f);
+	if (found && line != NULL) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		snprintf(line, len, "%s", strstr(buf, what));
+	}
 	return found;
 }
 
@@ -246,8 +259,8 @@ fallback(struct vm_cell *cell, char *err, size_t errlen)
 	path(cell, "out", out, sizeof(out));
 	vm_rmtree(out);
 	if (mkdir(out, 0755) == -1) {
-		snprintf(err, errlen, "cannot make '%s': %s", out,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot make '%s': %s", out, strerror(errno));
 		return cell->state = VM_FAILED;
 	}
 	if (makeimage(cell, err, errlen) == -1 ||
@@ -257,22 +270,26 @@ fallback(struct vm_cell *cell, char *err, size_t errlen)
 }
 
 static enum vm_state
-failed(struct vm_cell *cell, const char *what, const char *logname,
-    char *err, size_t errlen)
+failed(struct vm_cell *cell, const char *what, const char *logname, char *err,
+    size_t errlen)
 {
-	char log[PATH_MAX], tail[2048];
+	char log[PATH_MAX], tail[2048], panic[256] = "";
 
+	vm_guest_kill(&cell->guest);
+	path(cell, "console.log", log, sizeof(log));
+	/* A panic's own line is above its stack trace: name it apart. */
+	if (logline(log, "Kernel panic", panic + 2, sizeof(panic) - 2))
+		memcpy(panic, ": ", 2);
 	path(cell, logname, log, sizeof(log));
 	vm_tail(log, 8, tail, sizeof(tail));
 	if (tail[0] == '\0') {
 		path(cell, "qemu.log", log, sizeof(log));
 		vm_tail(log, 8, tail, sizeof(tail));
 	}
-	snprintf(err, errlen, "kernel '%s': %s; the last lines of %s:\n%s",
-	    cell->c->kernel->path, what,
+	snprintf(err, errlen, "kernel '%s': %s%s; the last lines of %s:\n%s",
+	    cell->c->kernel->path, what, panic,
 	    strcmp(logname, "console.log") == 0 ? "its console" : "the job",
 	    tail[0] != '\0' ? tail : "(nothing)");
-	vm_guest_kill(&cell->guest);
 	return cell->state = VM_FAILED;
 }
 
@@ -290,7 +307,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		cell->boot_ns = now - cell->guest.start_ns;
 	path(cell, "qemu.log", p, sizeof(p));
 	if (strcmp(cell->accel, "kvm") == 0 &&
-	    (logsays(p, KVM_DEATH) || kvm_silent(cell, now))) {
+	    (logline(p, KVM_DEATH, NULL, 0) || kvm_silent(cell, now))) {
 		if (strcmp(c->accel, "auto") == 0)
 			return fallback(cell, err, errlen);
 		return failed(cell,
@@ -308,6 +325,11 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	}
 	path(cell, "out/status", p, sizeof(p));
 	firstline(p, st, sizeof(st));
+	/* Before the share is mounted, init can say it only on the console. */
+	path(cell, "console.log", p, sizeof(p));
+	if (st[0] == '\0' && logline(p, INIT_SAYS "error: ", st, sizeof(st)))
+		memmove(st, st + strlen(INIT_SAYS),
+		    strlen(st + strlen(INIT_SAYS)) + 1);
 	if (st[0] == '\0') {
 		if (WIFEXITED(cell->guest.status) &&
 		    WEXITSTATUS(cell->guest.status) != 0) {
@@ -318,8 +340,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 			snprintf(what, sizeof(what),
 			    "QEMU failed (exit %d): %s",
 			    WEXITSTATUS(cell->guest.status), tail);
-			return failed(
-			    cell, what, "console.log", err, errlen);
+			return failed(cell, what, "console.log", err, errlen);
 		}
 		return failed(cell,
 		    "the guest stopped before its job ended (a panic, or no "
@@ -327,13 +348,13 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		    "console.log", err, errlen);
 	}
 	if (strncmp(st, "error: ", 7) == 0) {
-		snprintf(what, sizeof(what), "the guest's init failed: %s",
-		    st + 7);
+		snprintf(
+		    what, sizeof(what), "the guest's init failed: %s", st + 7);
 		return failed(cell, what, "console.log", err, errlen);
 	}
 	if (strcmp(st, "exit 0") != 0) {
-		snprintf(what, sizeof(what), "the job in the guest failed (%s)",
-		    st);
+		snprintf(
+		    what, sizeof(what), "the job in the guest failed (%s)", st);
 		return failed(cell, what, "out/job.log", err, errlen);
 	}
 	return cell->state = VM_DONE;
@@ -367,10 +388,9 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	               "s:o}",
 	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
 	    "kernel_release", rel, "cmdline", cell->cmdline, "accel",
-	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib,
-	    "qemu_version", c->qemu_version, "boot_ns",
-	    (json_int_t)cell->boot_ns, "parallel_guests", c->parallel_guests,
-	    "image", img);
+	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
+	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
+	    "parallel_guests", c->parallel_guests, "image", img);
 	if (vm != NULL && c->nfs_server != NULL)
 		json_object_set_new(vm, "nfs",
 		    json_pack("{s:s, s:s}", "server", c->nfs_server,

@@ -59,8 +59,8 @@ status(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "ubcreplay-init: %s\n", buf);
-	if ((fd = open(ROOT WORK "/out/status",
-	         O_WRONLY | O_CREAT | O_TRUNC, 0644)) != -1) {
+	if ((fd = open(ROOT WORK "/out/status", O_WRONLY | O_CREAT | O_TRUNC,
+	         0644)) != -1) {
 		dprintf(fd, "%s\n", buf);
 		fsync(fd);
 		close(fd);
@@ -73,6 +73,9 @@ step(const char *what)
 {
 	fprintf(stderr, "ubcreplay-init: %s\n", what);
 }
+
+static void poweroff(void) __attribute__((noreturn));
+static void die(const char *fmt, ...) __attribute__((noreturn));
 
 static void
 poweroff(void)
@@ -97,8 +100,8 @@ die(const char *fmt, ...)
 }
 
 static void
-domount(const char *src, const char *dir, const char *type,
-    unsigned long flags, const char *data)
+domount(const char *src, const char *dir, const char *type, unsigned long flags,
+    const char *data)
 {
 	mkdir(dir, 0755);
 	if (mount(src, dir, type, flags, data) == -1)
@@ -117,14 +120,11 @@ xstrdup(const char *s)
 }
 
 static void
-readconf(struct conf *c)
+readconf(FILE *f, struct conf *c)
 {
 	char line[4096];
-	FILE *f;
 
 	memset(c, 0, sizeof(*c));
-	if ((f = fopen("/vm.conf", "r")) == NULL)
-		die("cannot open /vm.conf: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *v = strchr(line, ' ');
 
@@ -218,8 +218,7 @@ writefile(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-	if (fd == -1 || write(fd, text, strlen(text)) == -1 ||
-	    fsync(fd) == -1)
+	if (fd == -1 || write(fd, text, strlen(text)) == -1 || fsync(fd) == -1)
 		die("cannot write %s: %s", path, strerror(errno));
 	close(fd);
 }
@@ -273,6 +272,7 @@ main(void)
 {
 	struct conf c;
 	struct utsname u;
+	FILE *conf;
 	char data[512], rel[512];
 	unsigned long flags;
 	pid_t pid;
@@ -285,7 +285,9 @@ main(void)
 	domount("proc", "/proc", "proc", 0, NULL);
 	domount("sysfs", "/sys", "sysfs", 0, NULL);
 	domount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-	readconf(&c);
+	if ((conf = fopen("/vm.conf", "r")) == NULL)
+		die("cannot open /vm.conf: %s", strerror(errno));
+	readconf(conf, &c);
 	step("loading modules");
 	loadmodules(&c);
 	step("mounting the host's root");
@@ -327,12 +329,13 @@ main(void)
 		int fd;
 
 		if (chroot(ROOT) == -1 || chdir("/") == -1) {
-			fprintf(stderr, "cannot chroot to the shared root: %s\n",
+			fprintf(stderr,
+			    "cannot chroot to the shared root: %s\n",
 			    strerror(errno));
 			_exit(126);
 		}
-		fd = open(WORK "/out/job.log", O_WRONLY | O_CREAT | O_TRUNC,
-		    0644);
+		fd = open(
+		    WORK "/out/job.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd != -1) {
 			dup2(fd, 1);
 			dup2(fd, 2);

@@ -21,7 +21,9 @@
 
 #include "vm.h"
 
-extern const unsigned char vm_init_blob[], vm_init_blob_end[];
+/* The bytes of build/vm/init and their count (build/vm/init_blob.o). */
+extern const unsigned char vm_init_blob[];
+extern const uint64_t vm_init_blob_size;
 
 /* A whole file through libarchive's raw format: xz, zstd, gzip or none. */
 static int
@@ -114,7 +116,7 @@ putinit(struct archive *a, char *err, size_t errlen)
 
 	if (other == NULL)
 		return put(a, "init", S_IFREG | 0755, 0, vm_init_blob,
-		    (size_t)(vm_init_blob_end - vm_init_blob), err, errlen);
+		    (size_t)vm_init_blob_size, err, errlen);
 	if (readall(other, &data, &len, err, errlen) == -1)
 		return -1;
 	r = put(a, "init", S_IFREG | 0755, 0, data, len, err, errlen);

@@ -64,8 +64,8 @@ readversion(struct vm_kernel *k, int fd, char *err, size_t errlen)
 }
 
 int
-vm_kernel_open(struct vm_kernel *k, const char *path,
-    const char *modules_dir, char *err, size_t errlen)
+vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
+    char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
 	int fd, r;

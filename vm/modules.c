@@ -29,7 +29,8 @@ struct deptab {
 	char *builtin;
 };
 
-/* The module name of a path: "kernel/crypto/crc32c-intel.ko.xz" -> crc32c_intel. */
+/* The module name of a path: "kernel/crypto/crc32c-intel.ko.xz" ->
+ * crc32c_intel. */
 static void
 modname(const char *path, size_t len, char *name, size_t namelen)
 {
@@ -57,8 +58,8 @@ slurp(const char *path, char *err, size_t errlen)
 	size_t len = 0, cap = 0, n;
 
 	if (f == NULL) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	do {
@@ -110,8 +111,8 @@ load(struct deptab *t, const struct vm_kernel *k, char *err, size_t errlen)
 			continue;
 		*colon = '\0';
 		if (t->n == cap) {
-			struct dep *d = realloc(
-			    t->d, (cap = cap * 2 + 1024) * sizeof(*d));
+			struct dep *d =
+			    realloc(t->d, (cap = cap * 2 + 1024) * sizeof(*d));
 
 			if (d == NULL) {
 				snprintf(err, errlen, "out of memory");
@@ -120,8 +121,8 @@ load(struct deptab *t, const struct vm_kernel *k, char *err, size_t errlen)
 			t->d = d;
 		}
 		memset(&t->d[t->n], 0, sizeof(t->d[0]));
-		modname(line, strlen(line), t->d[t->n].name,
-		    sizeof(t->d[0].name));
+		modname(
+		    line, strlen(line), t->d[t->n].name, sizeof(t->d[0].name));
 		t->d[t->n].path = line;
 		t->d[t->n].deps = colon + 1;
 		t->n++;
@@ -276,9 +277,12 @@ vm_modules_needed(const char *fstype, const char **names, size_t max)
 		names[n++] = base[i];
 	if (strcmp(fstype, "none") == 0)
 		return n;
-	/* Asked for by name at mount time, when no modprobe can answer. */
-	if ((strcmp(fstype, "ext4") == 0 || strcmp(fstype, "btrfs") == 0) &&
-	    n < max)
+	/*
+	 * ext4 and btrfs ask for crc32c by name at mount time, and xfs's
+	 * libcrc32c at its own load, when no modprobe can answer: it goes
+	 * first, for any filesystem (it is small).
+	 */
+	if (n < max)
 		names[n++] = "crc32c_generic";
 	if (n < max)
 		names[n++] = fstype;

@@ -43,15 +43,29 @@ vm_qemu_version(char *buf, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * KVM proper needs the processor's virtualisation (vmx or svm among the
+ * flags). A /dev/kvm without it is a software virtualizer, which the
+ * kernels tried die under; TCG is taken at once there.
+ */
 int
 vm_kvm_usable(void)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	char line[8192];
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC), hw = 0;
+	FILE *f;
 
 	if (fd == -1)
 		return 0;
 	close(fd);
-	return 1;
+	if ((f = fopen("/proc/cpuinfo", "re")) == NULL)
+		return 0;
+	while (!hw && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "flags", 5) == 0)
+			hw = strstr(line, " vmx") != NULL ||
+			    strstr(line, " svm") != NULL;
+	fclose(f);
+	return hw;
 }
 
 /* QEMU's option values separate with commas; a comma in a path doubles. */
@@ -74,8 +88,8 @@ escape(const char *prefix, const char *path, const char *suffix)
 }
 
 int
-vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c,
-    char *err, size_t errlen)
+vm_guest_start(
+    struct vm_guest *g, const struct vm_guest_conf *c, char *err, size_t errlen)
 {
 	char smp[16], mem[16], *argv[MAXARGS], *own[5];
 	size_t n = 0;
@@ -155,8 +169,8 @@ vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c,
 		if (nul != -1)
 			dup2(nul, 0);
 		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0],
-		    strerror(errno));
+		fprintf(
+		    stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	} else {
 		/* Both sides set the group, so that kill(-pid) never misses. */

@@ -9,21 +9,17 @@
  * host's ubcreplay chrooted there, writes the result to a second, writable
  * 9p share, and powers off.
  *
- * clang-format off
- *
  *	struct vm_kernel k;
  *	struct vm_cell cell;
  *
  *	vm_kernel_open(&k, "boot/vmlinuz-6.1.0-57-amd64", NULL, err, len);
  *	vm_cell_init(&cell, &conf);		conf names k, the disk, the job
  *	vm_cell_prepare(&cell, err, len);	image, initramfs, temp dir
- *	vm_cell_start(&cell, "tcg", err, len);	QEMU, in its own group
+ *	vm_cell_start(&cell, err, len);		QEMU, in its own group
  *	while ((r = vm_cell_poll(&cell, err, len)) == VM_RUNNING)
  *		sleep a little, look at signals;
  *	doc = vm_cell_result(&cell, err, len);	result + "vm" object
  *	vm_cell_cleanup(&cell);			kills, reaps, removes
- *
- * clang-format on
  *
  * Nothing here prints or exits: errors come back as -1 (or NULL) with the
  * message, naming the kernel or the file, in the caller's buffer.
@@ -41,11 +37,11 @@
 
 /* kernel.c: a bzImage and where its modules are. */
 struct vm_kernel {
-	char path[PATH_MAX];	/* as given */
-	char version[256];	/* the setup header's kernel_version */
-	char release[128];	/* its first word: what uname -r will say */
-	char moddir[PATH_MAX];	/* lib/modules/RELEASE, or "" for none */
-	char sha256[65];	/* of the file, hex */
+	char path[PATH_MAX];   /* as given */
+	char version[256];     /* the setup header's kernel_version */
+	char release[128];     /* its first word: what uname -r will say */
+	char moddir[PATH_MAX]; /* lib/modules/RELEASE, or "" for none */
+	char sha256[65];       /* of the file, hex */
 };
 
 /*
@@ -102,7 +98,7 @@ int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 /* "7.2.22" from `qemu-system-x86_64 --version`; -1 when QEMU is missing. */
 int vm_qemu_version(char *buf, size_t len, char *err, size_t errlen);
 
-/* Whether /dev/kvm can be opened for reading and writing. */
+/* Whether /dev/kvm opens and the processor has vmx or svm. */
 int vm_kvm_usable(void);
 
 struct vm_guest_conf {
@@ -123,8 +119,8 @@ struct vm_guest {
 	int status; /* wait status once reaped */
 };
 
-int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c,
-    char *err, size_t errlen);
+int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
+    size_t errlen);
 /* 1 when QEMU has exited (reaped, g->status set), 0 while it runs. */
 int vm_guest_exited(struct vm_guest *g);
 /* Kills QEMU's whole process group and reaps it; a no-op when not running. */
@@ -153,9 +149,9 @@ struct vm_cell_conf {
 	const char *accel; /* "auto", "kvm" or "tcg" */
 	int cpus, mem_mib;
 	int64_t timeout_ns;
-	const char *exe;    /* the host's ubcreplay */
-	size_t njob;        /* the job's arguments, -o added after the */
-	char *const *job;   /* subcommand's name */
+	const char *exe;  /* the host's ubcreplay */
+	size_t njob;      /* the job's arguments, -o added after the */
+	char *const *job; /* subcommand's name */
 	const char *qemu_version;
 	int parallel_guests;
 	/*
@@ -177,11 +173,11 @@ struct vm_cell {
 	struct vm_modset mods;
 	struct vm_guest guest;
 	enum vm_state state;
-	char accel[8];  /* the accelerator that ran it */
-	int kvm_failed; /* auto fell back to TCG */
+	char accel[8];   /* the accelerator that ran it */
+	int kvm_failed;  /* auto fell back to TCG */
 	int64_t boot_ns; /* QEMU start to the job's start, -1 not yet */
-	pid_t nfs_pid;   /* a server on the host (nfs.c), 0 for none */
-	pid_t rpcbind_pid; /* the rpcbind it needed, when none ran */
+	/* ganesha on the host (nfs.c), the rpcbind it needed; 0 for none. */
+	pid_t nfs_pid, rpcbind_pid;
 	int nfs_port, mnt_port;
 };
 

@@ -1,0 +1,364 @@
+#! /usr/bin/env atf-sh
+# vm_test.sh - `ubcreplay vm`: kernels under test booted in QEMU guests run
+# the job, and what comes back is checked against what the test knows on
+# its own: each kernel's release from its package's name, its digest from
+# sha256sum, the guest's requests against the guest's own diskstats (the
+# exact probe records both). Bad input ends with exit 2, the reason, and
+# nothing left behind: no QEMU, no temporary directory, no output.
+#
+# Kernels come from build/kernels/ (contrib/kernels.sh fills it: one
+# directory per Debian package, unpacked, with modules.dep built); without
+# them, or without qemu-system-x86_64, the cases skip and say so.
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+# Guests as small as the job allows: two cores run the whole suite.
+VMOPTS="--mem 512 --cpus 1 --timeout 600"
+
+require_qemu()
+{
+	require_prog qemu-system-x86_64
+	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
+}
+
+# kernel SERIES: the newest bzImage of a Debian package of that series
+# under build/kernels (6.1 or 6.12), or a skip.
+kernel()
+{
+	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
+	    2>/dev/null | sort -V | tail -1)
+	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
+	echo "$k"
+}
+
+# The release a package's directory names: linux-image-REL.
+pkgrel()
+{
+	basename "$(dirname "$(dirname "$1")")" | sed 's/^linux-image-//'
+}
+
+# The test's own temporary directory for ubcreplay's cells.
+use_tmp()
+{
+	mkdir -p "$PWD/tmp"
+	export TMPDIR="$PWD/tmp"
+}
+
+# Nothing left behind: no QEMU started from here, no temporary files.
+no_leftovers()
+{
+	if pgrep -f "qemu-system.*$PWD/tmp" >/dev/null; then
+		pkill -9 -f "qemu-system.*$PWD/tmp"
+		atf_fail "a QEMU process was left running"
+	fi
+	[ -z "$(ls -A "$PWD/tmp" 2>/dev/null)" ] ||
+	    atf_fail "left in the temporary directory: $(ls -A "$PWD/tmp")"
+	[ ! -e out ] || atf_fail "an output directory was made: $(ls -A out)"
+}
+
+# check_cell FILE KERNEL FSTYPE: one result as the guest measured it.
+check_cell()
+{
+	python3 - "$1" "$(pkgrel "$2")" "$(sha256sum "$2" | cut -c1-64)" "$3" <<'EOF' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+rel, sha, fs = sys.argv[2], sys.argv[3], sys.argv[4]
+vm = d["vm"]
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+if vm["kernel_release"] != rel:
+    fail("guest release %s, the package says %s" % (vm["kernel_release"], rel))
+if vm["kernel_sha256"] != sha:
+    fail("kernel_sha256 %s, sha256sum says %s" % (vm["kernel_sha256"], sha))
+if d["label"] != rel + " " + fs:
+    fail("label %r" % d["label"])
+if vm["image"]["fstype"] != ("none" if fs == "raw" else fs):
+    fail("image fstype %r" % vm["image"]["fstype"])
+if vm["accel"] not in ("kvm", "tcg") or vm["boot_ns"] <= 0:
+    fail("accel %r, boot_ns %r" % (vm["accel"], vm["boot_ns"]))
+if d["probe"]["name"] != "tracefs":
+    fail("probe %r: the guest runs as root with tracefs" % d["probe"])
+ok = [r for r in d["runs"] if r["status"] == "ok"]
+if len(ok) != len(d["runs"]) or not ok:
+    fail("runs: %r" % [r["status"] for r in d["runs"]])
+for r in ok:
+    tot = {}
+    for p in r["phases"]:
+        for dev in p["devices"]:
+            if dev["device"] != "vda":
+                fail("device %r: the disk is vda" % dev["device"])
+            s = dev["diskstats"]
+            for k, v in (("ops", dev["write"]["ops"] + dev["empty_preflush"]),
+                         ("bytes", dev["write"]["bytes"]),
+                         ("ds_ops", s["write_ops"]), ("ds_bytes", s["write_bytes"]),
+                         ("rd", dev["read"]["ops"]), ("ds_rd", s["read_ops"])):
+                tot[k] = tot.get(k, 0) + v
+    if (tot["ops"], tot["bytes"]) != (tot["ds_ops"], tot["ds_bytes"]):
+        fail("requests %d ops %d bytes, diskstats %d ops %d bytes" %
+             (tot["ops"], tot["bytes"], tot["ds_ops"], tot["ds_bytes"]))
+    if tot["rd"] != tot["ds_rd"]:
+        fail("reads: %d requests, diskstats %d" % (tot["rd"], tot["ds_rd"]))
+    way = "read" if fs == "raw" else "write"
+    hist = [b for p in r["phases"] for dev in p["devices"]
+            for b in dev[way]["size_hist"]["buckets"]]
+    if sum(b["count"] for b in hist) == 0:
+        fail("empty %s size histogram" % way)
+EOF
+	    atf_fail "$1: the checks above failed"
+}
+
+# two_kernels FSTYPE: both kernels on one filesystem, two runs each.
+two_kernels()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	atf_check -s exit:0 -o save:series -e save:err \
+	    "$ubc" vm $VMOPTS -j 2 -n 2 -t "$1" -k "$k1" -k "$k2" -o out "$small"
+	r1=out/$(pkgrel "$k1")-$1.json
+	r2=out/$(pkgrel "$k2")-$1.json
+	check_cell "$r1" "$k1" "$1"
+	check_cell "$r2" "$k2" "$1"
+	grep -q "A  $(pkgrel "$k1") $1" series || atf_fail "the series lacks $k1"
+	grep -q "B  $(pkgrel "$k2") $1" series || atf_fail "the series lacks $k2"
+	grep -q "^write.mean_bytes" series || atf_fail "no write sizes in the series"
+	grep -q "guests ran at once" err || atf_fail "no warning about parallel guests"
+	rm -rf out
+	no_leftovers
+}
+
+atf_test_case ext4
+ext4_head()
+{
+	atf_set "descr" "a 6.1 and a 6.12 kernel on ext4: results, release, reconciliation, series"
+	atf_set "timeout" "900"
+}
+ext4_body()
+{
+	use_tmp
+	two_kernels ext4
+}
+
+atf_test_case xfs
+xfs_head()
+{
+	atf_set "descr" "the same on xfs"
+	atf_set "timeout" "900"
+}
+xfs_body()
+{
+	use_tmp
+	require_prog mkfs.xfs
+	two_kernels xfs
+}
+
+atf_test_case dd
+dd_head()
+{
+	atf_set "descr" "a dd cell on both kernels reads the raw disk"
+	atf_set "timeout" "900"
+}
+dd_body()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	atf_check -s exit:0 -o save:series -e ignore \
+	    "$ubc" vm $VMOPTS -j 2 -k "$k1" -k "$k2" -o out -- \
+	    dd if=/dev/vda of=/dev/null bs=64k count=256 -n 2
+	for k in "$k1" "$k2"; do
+		r=out/$(pkgrel "$k")-raw.json
+		check_cell "$r" "$k" raw
+		[ "$(json "$r" 'd["kind"]')" = dd ] || atf_fail "$r is not a dd result"
+	done
+	rm -rf out
+	no_leftovers
+}
+
+atf_test_case bisect
+bisect_head()
+{
+	atf_set "descr" "--bisect over every kernel under build/kernels finds the first 6.12"
+	atf_set "timeout" "1200"
+}
+bisect_body()
+{
+	use_tmp
+	require_qemu
+	kernel 6.1 >/dev/null
+	kernel 6.12 >/dev/null
+	# Oldest first: every 6.1 before every 6.12. Measured here, 6.12
+	# sends ext4's writes of this archive about 30% larger (fewer, larger
+	# requests) than 6.1 does: the first 6.12 is the first "bad" one.
+	ks=$(ls -d "$top"/build/kernels/linux-image-*-amd64/boot/vmlinuz-* | sort -V)
+	want=$(for k in $ks; do pkgrel "$k"; done | grep '^6\.12\.' | head -1)
+	n=$(echo "$ks" | wc -l)
+	args=
+	for k in $ks; do
+		args="$args -k $k"
+	done
+	atf_check -s exit:0 -o save:path -e ignore "$ubc" vm --bisect $VMOPTS \
+	    -j 2 -n 5 --fail-if write.mean_bytes:+5% $args -o out "$small"
+	grep -q "^first bad kernel: $want " path || atf_fail "not $want: $(cat path)"
+	# The ends, then one boot per halving.
+	max=2
+	m=$((n - 1))
+	while [ $m -gt 1 ]; do
+		m=$(((m + 1) / 2))
+		max=$((max + 1))
+	done
+	boots=$(ls out | wc -l)
+	[ "$boots" -le $max ] || atf_fail "$boots boots for $n kernels, more than $max"
+	rm -rf out
+	no_leftovers
+}
+
+# bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
+bad()
+{
+	expect=$1
+	shift
+	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
+	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
+	no_leftovers
+}
+
+atf_test_case not_a_kernel
+not_a_kernel_head()
+{
+	atf_set "descr" "a file that is not a kernel is named and refused"
+}
+not_a_kernel_body()
+{
+	use_tmp
+	require_qemu
+	head -c 4096 /dev/urandom >vmlinuz-junk
+	bad "'vmlinuz-junk' is not a kernel image" -k vmlinuz-junk -o out "$small"
+}
+
+atf_test_case missing_module
+missing_module_head()
+{
+	atf_set "descr" "a kernel without a module the cell needs is named with it"
+}
+missing_module_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	mkdir mods
+	: >mods/modules.dep
+	: >mods/modules.builtin
+	bad "has no module virtio_pci" -k "$k" --modules mods -o out "$small"
+}
+
+atf_test_case unknown_fstype
+unknown_fstype_head()
+{
+	atf_set "descr" "an unknown filesystem type is refused before any boot"
+}
+unknown_fstype_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	bad "unknown filesystem type 'nosuchfs'" -k "$k" -t nosuchfs -o out "$small"
+}
+
+atf_test_case no_qemu
+no_qemu_head()
+{
+	atf_set "descr" "without QEMU on PATH, the error says so"
+}
+no_qemu_body()
+{
+	use_tmp
+	k=$(kernel 6.1)
+	mkdir empty
+	PATH=$PWD/empty atf_check -s exit:2 -o ignore -e save:err \
+	    "$ubc" vm -k "$k" -o out "$small"
+	grep -q "qemu-system-x86_64: it is not on PATH" err || atf_fail "$(cat err)"
+	no_leftovers
+}
+
+atf_test_case panic
+panic_head()
+{
+	atf_set "descr" "a guest whose init cannot run panics: the console's last lines"
+	atf_set "timeout" "600"
+}
+panic_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	# A dynamic program cannot run as the initramfs's /init.
+	export UBCREPLAY_VM_INIT=/bin/true
+	bad "Kernel panic" $VMOPTS -k "$k" -o out "$small"
+	grep -q "the guest stopped before its job ended" err || atf_fail "$(cat err)"
+}
+
+atf_test_case hang
+hang_head()
+{
+	atf_set "descr" "a guest that does not finish in --timeout is killed"
+	atf_set "timeout" "300"
+}
+hang_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	bad "did not finish within 3 s" --mem 512 --cpus 1 --timeout 3 \
+	    -k "$k" -o out "$small"
+}
+
+atf_test_case signal
+signal_head()
+{
+	atf_set "descr" "SIGINT or SIGTERM mid-boot: everything removed, death by the signal"
+	atf_set "timeout" "300"
+}
+signal_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	for sig in INT TERM; do
+		"$ubc" vm $VMOPTS -k "$k" -o out "$small" \
+		    >/dev/null 2>err &
+		pid=$!
+		# Until QEMU runs: the guest is booting.
+		n=0
+		until pgrep -f "qemu-system.*$PWD/tmp" >/dev/null; do
+			n=$((n + 1))
+			[ $n -lt 300 ] || atf_fail "QEMU never started: $(cat err)"
+			sleep 0.1
+		done
+		sleep 2
+		kill -s $sig $pid
+		wait $pid
+		rc=$?
+		want=$((128 + $(kill -l $sig)))
+		[ $rc -eq $want ] || atf_fail "SIG$sig: exit $rc, not $want"
+		no_leftovers
+	done
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case ext4
+	atf_add_test_case xfs
+	atf_add_test_case dd
+	atf_add_test_case bisect
+	atf_add_test_case not_a_kernel
+	atf_add_test_case missing_module
+	atf_add_test_case unknown_fstype
+	atf_add_test_case no_qemu
+	atf_add_test_case panic
+	atf_add_test_case hang
+	atf_add_test_case signal
+}
