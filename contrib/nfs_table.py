@@ -52,9 +52,11 @@ def row(path):
         for d in p["devices"]:
             disk_ops += d["write"]["ops"]
             disk_bytes += d["write"]["bytes"]
+    opts = dict(o.split("=", 1) for o in doc["targets"][0]["options"].split(",") if "=" in o)
     cells = [vm.get("kernel_release", "?"),
              nfs["mount_options"] if nfs else "local",
              nfs["server"] if nfs else vm.get("image", {}).get("fstype", "?"),
+             size(int(opts["wsize"])) if "wsize" in opts else "-",
              median_bucket(app), str(app_bytes)]
     wire = run.get("nfs")
     if wire is not None:
@@ -76,9 +78,9 @@ def row(path):
     return "| " + " | ".join(cells) + " |"
 
 
-print("| kernel | NFS | server | app write() median | app bytes | WRITE calls "
+print("| kernel | NFS | server | wsize | app write() median | app bytes | WRITE calls "
       "| WRITE median acked | bytes acked | unstable / stable | COMMITs "
       "| mountstats WRITEs / bytes | server disk writes | mean write |")
-print("|" + "---|" * 13)
+print("|" + "---|" * 14)
 for p in sys.argv[1:]:
     print(row(p))

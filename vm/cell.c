@@ -189,6 +189,7 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 	g.mem_mib = c->mem_mib;
 	g.console = con;
 	g.log = log;
+	netdev[0] = '\0';
 	g.netdev = netdev;
 	cell->boot_ns = -1;
 	if (c->nfs_server != NULL &&
