@@ -47,11 +47,12 @@ def row(path):
     nfs = vm.get("nfs")
     app = merged(p["app_write"]["size_hist"] for p in run["phases"] if "app_write" in p)
     app_bytes = sum(p["app_write"]["bytes"] for p in run["phases"] if "app_write" in p)
-    disk_ops = disk_bytes = 0
+    disk_ops = disk_bytes = flushes = 0
     for p in run["phases"]:
         for d in p["devices"]:
             disk_ops += d["write"]["ops"]
             disk_bytes += d["write"]["bytes"]
+            flushes += d.get("flushes", 0)
     opts = dict(o.split("=", 1) for o in doc["targets"][0]["options"].split(",") if "=" in o)
     cells = [vm.get("kernel_release", "?"),
              nfs["mount_options"] if nfs else "local",
@@ -72,15 +73,16 @@ def row(path):
         cells += ["-"] * 6
     watched = doc["targets"][0]["devices"] if doc.get("targets") else []
     if watched:
-        cells += [str(disk_ops), "%.1fK" % (disk_bytes / disk_ops / 1024) if disk_ops else "-"]
+        cells += [str(disk_ops), "%.1fK" % (disk_bytes / disk_ops / 1024) if disk_ops else "-",
+                  str(disk_bytes), str(flushes)]
     else:
-        cells += ["-", "-"]
+        cells += ["-"] * 4
     return "| " + " | ".join(cells) + " |"
 
 
 print("| kernel | NFS | server | wsize | app write() median | app bytes | WRITE calls "
       "| WRITE median acked | bytes acked | unstable / stable | COMMITs "
-      "| mountstats WRITEs / bytes | server disk writes | mean write |")
-print("|" + "---|" * 14)
+      "| mountstats WRITEs / bytes | disk writes | mean write | disk bytes | flushes |")
+print("|" + "---|" * 16)
 for p in sys.argv[1:]:
     print(row(p))
