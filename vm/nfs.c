@@ -15,6 +15,7 @@
  * line on failure names the server and the mount options, and comes back
  * to the host as the init's error.
  */
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -322,6 +323,8 @@ spawn(char *const argv[], const char *log, char *err, size_t errlen)
 		int nul = open("/dev/null", O_RDONLY);
 
 		setpgid(0, 0);
+		/* Even a killed ubcreplay leaves no server behind. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (fd != -1) {
 			dup2(fd, 1);
 			dup2(fd, 2);
