@@ -155,6 +155,10 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(cell->cmdline, sizeof(cell->cmdline), "%s", CMDLINE);
+	/* Unpacked if it can be, for speed; else the image boots as it is. */
+	path(cell, "vmlinux", cell->boot, sizeof(cell->boot));
+	if (vm_kernel_unpack(c->kernel, cell->boot, msg, sizeof(msg)) == -1)
+		snprintf(cell->boot, sizeof(cell->boot), "%s", c->kernel->path);
 	return 0;
 }
 
@@ -179,7 +183,7 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 	path(cell, "console.log", con, sizeof(con));
 	path(cell, "qemu.log", log, sizeof(log));
 	memset(&g, 0, sizeof(g));
-	g.kernel = c->kernel->path;
+	g.kernel = cell->boot;
 	g.initrd = initrd;
 	g.cmdline = cell->cmdline;
 	g.image = img;

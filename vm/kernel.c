@@ -12,8 +12,12 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
 
 #include "vm.h"
 
@@ -97,4 +101,127 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 			k->moddir[0] = '\0';
 	}
 	return vm_sha256_file(path, k->sha256, err, errlen);
+}
+
+/* The PVH entry note: Xen's ELF note 18 (XEN_ELFNOTE_PHYS32_ENTRY). */
+static int
+haspvh(const unsigned char *elf, size_t len)
+{
+	uint64_t phoff;
+	uint16_t phentsize, phnum;
+
+	if (len < 64 || memcmp(elf, "\177ELF\2\1", 6) != 0)
+		return 0;
+	memcpy(&phoff, elf + 32, 8);
+	memcpy(&phentsize, elf + 54, 2);
+	memcpy(&phnum, elf + 56, 2);
+	for (uint16_t i = 0; i < phnum; i++) {
+		const unsigned char *ph = elf + phoff + (uint64_t)i * phentsize;
+		uint64_t off, size;
+		uint32_t type;
+
+		if (phoff + ((uint64_t)i + 1) * phentsize > len ||
+		    phentsize < 56)
+			return 0;
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&size, ph + 32, 8);
+		if (type != 4 || off > len || size > len - off)
+			continue;
+		for (uint64_t p = off; p + 12 <= off + size;) {
+			uint32_t namesz, descsz, ntype;
+
+			memcpy(&namesz, elf + p, 4);
+			memcpy(&descsz, elf + p + 4, 4);
+			memcpy(&ntype, elf + p + 8, 4);
+			if (namesz == 4 && ntype == 18 &&
+			    p + 16 <= off + size &&
+			    memcmp(elf + p + 12, "Xen", 4) == 0)
+				return 1;
+			p += 12 + ((namesz + 3ULL) & ~3ULL) +
+			    ((descsz + 3ULL) & ~3ULL);
+		}
+	}
+	return 0;
+}
+
+int
+vm_kernel_unpack(
+    const struct vm_kernel *k, const char *out, char *err, size_t errlen)
+{
+	unsigned char hdr[0x250], *payload = NULL, *elf = NULL;
+	uint32_t off, len;
+	size_t have = 0, cap = 0;
+	struct archive *a = NULL;
+	struct archive_entry *e;
+	int fd, r = -1;
+	FILE *f;
+
+	if ((fd = open(k->path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    (hdr[0x206] | hdr[0x207] << 8) < 0x208) {
+		snprintf(err, errlen, "'%s': no payload fields", k->path);
+		goto out;
+	}
+	memcpy(&off, hdr + 0x248, 4);
+	memcpy(&len, hdr + 0x24c, 4);
+	off += ((hdr[0x1f1] != 0 ? hdr[0x1f1] : 4) + 1) * 512;
+	/* The payload ends with its uncompressed size, 4 bytes. */
+	if (len < 8 || (payload = malloc(len)) == NULL ||
+	    pread(fd, payload, len, off) != (ssize_t)len) {
+		snprintf(err, errlen, "'%s': cannot read the payload", k->path);
+		goto out;
+	}
+	if ((a = archive_read_new()) == NULL ||
+	    archive_read_support_filter_all(a) != ARCHIVE_OK ||
+	    archive_read_support_format_raw(a) != ARCHIVE_OK ||
+	    archive_read_open_memory(a, payload, len - 4) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		snprintf(err, errlen, "'%s': payload: %s", k->path,
+		    a != NULL ? archive_error_string(a) : "out of memory");
+		goto out;
+	}
+	for (;;) {
+		la_ssize_t n;
+
+		if (cap - have < 1 << 20) {
+			unsigned char *p = realloc(elf, cap + (16 << 20));
+
+			if (p == NULL)
+				goto out;
+			elf = p;
+			cap += 16 << 20;
+		}
+		if ((n = archive_read_data(a, elf + have, cap - have)) < 0) {
+			snprintf(err, errlen, "'%s': payload: %s", k->path,
+			    archive_error_string(a));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (!haspvh(elf, have)) {
+		snprintf(err, errlen, "'%s': no PVH entry", k->path);
+		goto out;
+	}
+	if ((f = fopen(out, "we")) == NULL) {
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	r = fwrite(elf, 1, have, f) == have ? 0 : -1;
+	if (fclose(f) == EOF || r == -1) {
+		snprintf(err, errlen, "cannot write '%s'", out);
+		unlink(out);
+		r = -1;
+	}
+out:
+	if (fd != -1)
+		close(fd);
+	if (a != NULL)
+		archive_read_free(a);
+	free(payload);
+	free(elf);
+	return r;
 }

@@ -53,6 +53,15 @@ struct vm_kernel {
 int vm_kernel_open(struct vm_kernel *k, const char *path,
     const char *modules_dir, char *err, size_t errlen);
 
+/*
+ * Unpacks the image's compressed kernel into out, an ELF vmlinux QEMU can
+ * boot through its PVH entry. -1 (err says why) when the image has no
+ * such payload, libarchive cannot decompress it, or it has no PVH entry:
+ * the bzImage itself then boots.
+ */
+int vm_kernel_unpack(
+    const struct vm_kernel *k, const char *out, char *err, size_t errlen);
+
 /* sha256.c: FIPS 180-4 SHA-256 of a file, as 64 hex digits. */
 int vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
 
@@ -170,6 +179,8 @@ struct vm_cell {
 	const struct vm_cell_conf *c;
 	char dir[PATH_MAX]; /* the cell's temporary directory */
 	char cmdline[512];
+	char boot[PATH_MAX]; /* what QEMU boots: the vmlinux unpacked, or
+	                        the bzImage */
 	struct vm_modset mods;
 	struct vm_guest guest;
 	enum vm_state state;
