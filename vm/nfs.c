@@ -32,8 +32,9 @@
 
 #include "vm.h"
 
-#define GANESHA "/usr/bin/ganesha.nfsd"
-#define RPCBIND "/usr/sbin/rpcbind"
+#define GANESHA      "/usr/bin/ganesha.nfsd"
+#define RPCBIND      "/usr/sbin/rpcbind"
+#define RPCBIND_SOCK "/run/rpcbind.sock"
 /* A ganesha that has not registered within this long has failed. */
 #define GANESHA_START_NS ((int64_t)20 * 1000000000)
 
@@ -432,6 +433,11 @@ vm_nfs_start(
 void
 vm_nfs_stop(struct vm_cell *cell)
 {
+	int ours = cell->rpcbind_pid > 0;
+
 	reap(&cell->nfs_pid);
 	reap(&cell->rpcbind_pid);
+	/* rpcbind leaves its socket; unless another one has started since. */
+	if (ours && !listening(111))
+		unlink(RPCBIND_SOCK);
 }
