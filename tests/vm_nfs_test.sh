@@ -82,16 +82,17 @@ check_layers()
 	[ "$server" = knfsd ] || return 0
 	# Every phase: the exact probe's requests on the server's disk are the
 	# disk's own counters, and the extraction reached the disk. Bytes are
-	# exact; diskstats has been seen to count one write more than the probe
-	# in a few thousand, with the same bytes, under knfsd's FILE_SYNC
-	# writes (a flush sequence's request counted twice), so the count may
-	# differ by one, or one in a thousand.
+	# exact. The count is not: under knfsd's FILE_SYNC WRITEs (a journal
+	# commit and a cache flush each) diskstats has counted 1 to 8 write
+	# requests more than the probe in about 3,550, with the same bytes (a
+	# flush sequence's request the probe counts once), never fewer; so
+	# diskstats may exceed the probe by 1% of its count.
 	jq -e '.targets[0].devices[0] | .name == "vda" and .role == "watched"' \
 	    "$result" >/dev/null || atf_fail "the server's disk is not watched"
 	bad=$(jq '[.runs[].phases[].devices[] | select(.write.bytes !=
-	    .diskstats.write_bytes or (.write.ops - .diskstats.write_ops) * 1000
-	    > .diskstats.write_ops or (.diskstats.write_ops - .write.ops) * 1000
-	    > .diskstats.write_ops + 999)] | length' "$result")
+	    .diskstats.write_bytes or .write.ops > .diskstats.write_ops or
+	    (.diskstats.write_ops - .write.ops) * 100 > .diskstats.write_ops)]
+	    | length' "$result")
 	[ "$bad" = 0 ] || atf_fail "$bad phases: the probe and diskstats differ:" \
 	    "$(jq -c '[.runs[].phases[].devices[] | [.write.ops, .write.bytes,
 	    .diskstats.write_ops, .diskstats.write_bytes]]' "$result")"
