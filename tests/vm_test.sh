@@ -319,7 +319,7 @@ hang_body()
 atf_test_case signal
 signal_head()
 {
-	atf_set "descr" "SIGINT or SIGTERM mid-boot: everything removed, death by the signal"
+	atf_set "descr" "SIGINT or SIGTERM mid-boot or mid-job: everything removed, death by the signal"
 	atf_set "timeout" "300"
 }
 signal_body()
@@ -327,23 +327,25 @@ signal_body()
 	use_tmp
 	require_qemu
 	k=$(kernel 6.1)
-	for sig in INT TERM; do
-		"$ubc" vm $VMOPTS -k "$k" -o out "$small" \
+	# While it boots, then while its job runs (the guest said it started).
+	for when in INT:boot TERM:boot INT:job; do
+		sig=${when%:*}
+		"$ubc" vm $VMOPTS -n 20 -k "$k" -o out "$small" \
 		    >/dev/null 2>err &
 		pid=$!
-		# Until QEMU runs: the guest is booting.
 		n=0
-		until pgrep -f "qemu-system.*$PWD/tmp" >/dev/null; do
+		until pgrep -f "qemu-system.*$PWD/tmp" >/dev/null &&
+		    { [ "${when#*:}" = boot ] || ls tmp/*/out/started >/dev/null 2>&1; }; do
 			n=$((n + 1))
-			[ $n -lt 300 ] || atf_fail "QEMU never started: $(cat err)"
+			[ $n -lt 1200 ] || atf_fail "the guest never got to $when: $(cat err)"
 			sleep 0.1
 		done
-		sleep 2
+		[ "${when#*:}" = boot ] && sleep 2
 		kill -s $sig $pid
 		wait $pid
 		rc=$?
 		want=$((128 + $(kill -l $sig)))
-		[ $rc -eq $want ] || atf_fail "SIG$sig: exit $rc, not $want"
+		[ $rc -eq $want ] || atf_fail "SIG$sig at $when: exit $rc, not $want"
 		no_leftovers
 	done
 }
