@@ -429,10 +429,13 @@ confs(struct run *r)
 	r->ncell = ncell;
 }
 
+/* A cell's name after its kernel: the disk's filesystem, or nfs. */
 static const char *
-fsname(const char *fstype)
+fsname(const struct vm_cell_conf *c)
 {
-	return strcmp(fstype, "none") == 0 ? "raw" : fstype;
+	if (c->nfs_server != NULL)
+		return "nfs";
+	return strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype;
 }
 
 /*
@@ -491,8 +494,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 				fprintf(stderr,
 				    "ubcreplay vm: %s %s: done under %s in "
 				    "%.1f s (%.1f s to the job)\n",
-				    cf->kernel->release, fsname(cf->fstype),
-				    c->accel,
+				    cf->kernel->release, fsname(cf), c->accel,
 				    (double)(vm_now_ns() - c->guest.start_ns) /
 				        1e9,
 				    (double)c->boot_ns / 1e9);
@@ -557,13 +559,13 @@ write_results(struct run *r, char names[][PATH_MAX])
 		if (r->doc[i] == NULL)
 			continue;
 		snprintf(names[i], PATH_MAX, "%s/%s-%s.json", dir,
-		    c->kernel->release, fsname(c->fstype));
+		    c->kernel->release, fsname(c));
 		for (size_t j = 0; j < i; j++)
 			dup |= r->doc[j] != NULL &&
 			    strcmp(names[j], names[i]) == 0;
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
-			    c->kernel->release, fsname(c->fstype), i + 1);
+			    c->kernel->release, fsname(c), i + 1);
 		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
 		    -1) {
 			warnx("%s", errbuf);

@@ -50,8 +50,8 @@ nfs_cell()
 	"$ubc" vm -k "$kernel" --accel tcg -t nfs --nfs-server "$server" \
 	    -O "$opts" -n 2 -o out "$small" >log 2>&1 ||
 	    atf_fail "ubcreplay vm failed: $(tail -20 log)"
-	result=$(ls out/*.json)
-	[ -f "$result" ] || atf_fail "no result in out/"
+	result=$(ls out/*-nfs.json)
+	[ -f "$result" ] || atf_fail "no RELEASE-nfs.json in out/: $(ls out)"
 }
 
 # The layers reconcile, run by run.
