@@ -49,6 +49,9 @@ struct run_result {
 	struct phase_result phase[RESULT_MAXPHASE];
 	json_t *nfs; /* the run's NFS traffic on the wire (--nfs-iface), or
 	                NULL; the front end owns it */
+	json_t
+	    *mountstats; /* the NFS client's own counters over the run
+	                    (an NFS target), or NULL; the front end owns it */
 };
 
 struct result {

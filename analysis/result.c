@@ -238,6 +238,8 @@ run_json(const struct result *r, const struct run_result *run, size_t idx)
 	    line, "phases", phases);
 	if (o != NULL && run->nfs != NULL)
 		json_object_set(o, "nfs", run->nfs);
+	if (o != NULL && run->mountstats != NULL)
+		json_object_set(o, "mountstats", run->mountstats);
 	return o;
 }
 

@@ -27,6 +27,7 @@
 #include "../analysis/nfs_report.h"
 #include "cmd.h"
 #include "../replay/replay.h"
+#include "../traces/mountstats.h"
 #include "../traces/nfs.h"
 #include "../traces/traces.h"
 
@@ -38,6 +39,7 @@
  */
 #define DEFAULT_INTERVAL_NS 100000000LL
 #define MAX_RUNS            1000
+#define MAX_WATCH           8
 
 struct opts {
 	int runs;
@@ -47,6 +49,8 @@ struct opts {
 	const char *probe;
 	const char *trace_out;
 	const char *nfs_iface;
+	size_t nwatch;
+	const char *watch[MAX_WATCH];
 	enum replay_fsync fsync;
 	int drop_caches;
 	int keep;
@@ -61,6 +65,7 @@ enum {
 	OPT_KEEP,
 	OPT_NFS_IFACE,
 	OPT_TRACE_OUT,
+	OPT_WATCH_DEV,
 	OPT_VERSION
 };
 
@@ -70,6 +75,7 @@ static const struct option longopts[] = {
     {"keep", no_argument, NULL, OPT_KEEP},
     {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+    {"watch-dev", required_argument, NULL, OPT_WATCH_DEV},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -158,6 +164,13 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_TRACE_OUT:
 			o->trace_out = optarg;
+			break;
+		case OPT_WATCH_DEV:
+			if (o->nwatch == MAX_WATCH) {
+				warnx("more than %d --watch-dev", MAX_WATCH);
+				return -1;
+			}
+			o->watch[o->nwatch++] = optarg;
 			break;
 		default:
 			return -1;
@@ -423,6 +436,49 @@ take_wire(struct nfs_watch *w, int last, struct run_result *run)
 	return 0;
 }
 
+/*
+ * The NFS client's own counters since the previous reading (the job's
+ * start for the first run), kept in the run; a mount whose counters cannot
+ * be read is said and left out.
+ */
+static void
+take_client(
+    const struct target *t, struct mountstats *prev, struct run_result *run)
+{
+	struct mountstats now;
+	char err[512];
+
+	if (mountstats_read(t->mountpoint, &now, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return;
+	}
+	run->mountstats = mountstats_delta_json(prev, &now);
+	*prev = now;
+}
+
+static int
+is_nfs(const struct target *t)
+{
+	return strcmp(t->fstype, "nfs") == 0 || strcmp(t->fstype, "nfs4") == 0;
+}
+
+/*
+ * The capture's filter: an NFS target mounted from a port of its own (the
+ * kernel shows port= only when it is not 2049) is watched on that port.
+ */
+static const char *
+wire_filter(const struct target *t, char *buf, size_t len)
+{
+	const char *p = strstr(t->options, ",port=");
+	unsigned port;
+
+	if (!is_nfs(t) || p == NULL || sscanf(p, ",port=%u", &port) != 1 ||
+	    port == 0 || port > 65535)
+		return NULL;
+	snprintf(buf, len, "port %u", port);
+	return buf;
+}
+
 static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
     const struct run_result *first)
@@ -441,8 +497,10 @@ job_end(struct job *j, struct run_result *runs, int nrun)
 	probe_close(j->probe);
 	if (j->dirfd != -1)
 		close(j->dirfd);
-	for (int i = 0; i < nrun; i++)
+	for (int i = 0; i < nrun; i++) {
 		json_decref(runs[i].nfs);
+		json_decref(runs[i].mountstats);
+	}
 	free(runs);
 }
 
@@ -454,10 +512,11 @@ cmd_tar(int argc, char **argv)
 	struct result r;
 	struct opts o;
 	struct nfs_watch watch;
+	struct mountstats client;
 	struct target t;
 	struct stat st;
 	struct job j;
-	char err[768], label[1200], archive[PATH_MAX];
+	char err[768], label[1200], archive[PATH_MAX], filter[32];
 	json_t *doc;
 	int nrun = 0, status = EXIT_SUCCESS, sig;
 
@@ -478,6 +537,16 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (target_resolve(o.dir, &t, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < o.nwatch; i++)
+		if (target_watch_dev(&t, o.watch[i], err, sizeof(err)) == -1) {
+			warnx("--watch-dev: %s", err);
+			return EXIT_FAILURE;
+		}
+	if (is_nfs(&t) &&
+	    mountstats_read(t.mountpoint, &client, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -517,8 +586,9 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (o.nfs_iface != NULL &&
-	    nfs_watch_start(&watch, o.nfs_iface, NULL, err, sizeof(err)) ==
-	        -1) {
+	    nfs_watch_start(&watch, o.nfs_iface,
+	        wire_filter(&t, filter, sizeof(filter)), err,
+	        sizeof(err)) == -1) {
 		warnx("--nfs-iface: %s", err);
 		job_end(&j, runs, 0);
 		return EXIT_FAILURE;
@@ -543,6 +613,8 @@ cmd_tar(int argc, char **argv)
 		if (o.nfs_iface != NULL && !replay_stop_requested() &&
 		    take_wire(&watch, failed || nrun == o.runs, run) == -1)
 			status = EXIT_FAILURE;
+		if (is_nfs(&t) && !replay_stop_requested())
+			take_client(&t, &client, run);
 		if (status != EXIT_SUCCESS)
 			break;
 	}

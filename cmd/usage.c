@@ -13,7 +13,7 @@ static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
     "                 [--keep] [--nfs-iface interface] [--trace-out file]\n"
-    "                 archive dir\n"
+    "                 [--watch-dev device] archive dir\n"
     "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
     "                 [--fail-if metric:change] [--svg file] result ...\n"
     "       ubcreplay report [--svg file] file\n"
@@ -35,8 +35,9 @@ static const char synopsis[] =
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
     "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--timeout seconds]\n"
-    "                    archive | -- job ...\n";
+    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
+    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
+    "                    [--timeout seconds] archive | -- job ...\n";
 
 void
 usage_print(FILE *f)

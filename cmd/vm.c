@@ -41,6 +41,9 @@ static const struct option longopts[] = {
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
     {"modules", required_argument, NULL, 'D'},
+    {"nfs-export-fs", required_argument, NULL, 'E'},
+    {"nfs-path", required_argument, NULL, 'P'},
+    {"nfs-server", required_argument, NULL, 'S'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -51,7 +54,9 @@ static const char vm_usage[] =
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
     "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--timeout seconds]\n"
+    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
+    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
+    "                    [--timeout seconds]\n"
     "                    archive | -- job ...\n";
 
 struct vm_opts {
@@ -62,6 +67,7 @@ struct vm_opts {
 	char *job[MAX_JOB + 4];
 	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
 	const char *archive;
+	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
 	int runs, mem, cpus, jobs, bisect;
 	int64_t timeout_ns;
 };
@@ -103,6 +109,52 @@ jobargs(struct vm_opts *o, int argc, char **argv)
 		o->job[n++] = argv[i];
 	}
 	o->njob = n;
+	return 0;
+}
+
+/*
+ * -t nfs: the cell's disk holds the exported filesystem (--nfs-export-fs,
+ * ext4 by default) and -O gives the NFS mount's options.
+ */
+static int
+nfsjob(struct vm_opts *o)
+{
+	char errbuf[512];
+	int nfs = 0;
+
+	for (size_t f = 0; f < o->nfs; f++)
+		nfs += strcmp(o->fstype[f], "nfs") == 0;
+	if (nfs == 0) {
+		if (o->nfs_server != NULL || o->export_fs != NULL ||
+		    o->nfs_path != NULL) {
+			warnx("--nfs-server, --nfs-export-fs and --nfs-path "
+			      "need -t nfs");
+			return -1;
+		}
+		return 0;
+	}
+	if (o->nfs != 1) {
+		warnx("-t nfs goes alone: -O is the NFS mount's options");
+		return -1;
+	}
+	if (o->nfs_server == NULL)
+		o->nfs_server = "knfsd";
+	if (o->nfs_path == NULL)
+		o->nfs_path = "";
+	if (vm_nfs_check(o->nfs_server, o->mount_opts, o->nfs_path, errbuf,
+	        sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	o->nfs_opts = o->mount_opts;
+	o->mount_opts = "";
+	o->fstype[0] = o->export_fs != NULL ? o->export_fs : "ext4";
+	if (strcmp(o->fstype[0], "none") == 0 ||
+	    strcmp(o->fstype[0], "nfs") == 0) {
+		warnx("--nfs-export-fs '%s' is not a filesystem to export",
+		    o->fstype[0]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -185,6 +237,15 @@ parse(int argc, char **argv, struct vm_opts *o)
 		case 'D':
 			o->modules = optarg;
 			break;
+		case 'E':
+			o->export_fs = optarg;
+			break;
+		case 'P':
+			o->nfs_path = optarg;
+			break;
+		case 'S':
+			o->nfs_server = optarg;
+			break;
 		case 'T':
 			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
 				return -1;
@@ -239,6 +300,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->archive = argv[optind];
 	if (o->nfs == 0)
 		o->fstype[o->nfs++] = "ext4";
+	if (nfsjob(o) == -1)
+		return -1;
 	snprintf(runs, sizeof(runs), "%d", o->runs);
 	o->job[0] = (char *)o->archive;
 	o->job[1] = VM_GUEST_DISK;
@@ -247,6 +310,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->job[4] = "-o";
 	o->job[5] = VM_GUEST_RESULT;
 	o->njob = 6;
+	if (o->nfs_opts != NULL) {
+		o->job[1] = VM_GUEST_NFS;
+		o->job[o->njob++] = "--nfs-iface";
+		o->job[o->njob++] = (char *)vm_nfs_iface(o->nfs_server);
+		/* knfsd's disk is the guest's: the exact probe watches it. */
+		if (strcmp(o->nfs_server, "knfsd") == 0) {
+			o->job[o->njob++] = "--watch-dev";
+			o->job[o->njob++] = "/dev/vda";
+		}
+	}
 	return 0;
 }
 
@@ -304,6 +377,10 @@ check(struct run *r)
 		for (size_t f = 0; f < o->nfs; f++) {
 			const char *names[16];
 			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
+
+			if (o->nfs_server != NULL)
+				nn += vm_nfs_modules(
+				    o->nfs_server, names + nn, 16 - nn);
 			struct vm_modset set;
 
 			if (vm_modules_resolve(&r->k[i], names, nn, &set,
@@ -344,14 +421,21 @@ confs(struct run *r)
 			c->job = o->job;
 			c->qemu_version = r->qemu;
 			c->parallel_guests = parallel;
+			c->nfs_server =
+			    o->nfs_opts != NULL ? o->nfs_server : NULL;
+			c->nfs_opts = o->nfs_opts;
+			c->nfs_path = o->nfs_path;
 		}
 	r->ncell = ncell;
 }
 
+/* A cell's name after its kernel: the disk's filesystem, or nfs. */
 static const char *
-fsname(const char *fstype)
+fsname(const struct vm_cell_conf *c)
 {
-	return strcmp(fstype, "none") == 0 ? "raw" : fstype;
+	if (c->nfs_server != NULL)
+		return "nfs";
+	return strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype;
 }
 
 /*
@@ -410,8 +494,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 				fprintf(stderr,
 				    "ubcreplay vm: %s %s: done under %s in "
 				    "%.1f s (%.1f s to the job)\n",
-				    cf->kernel->release, fsname(cf->fstype),
-				    c->accel,
+				    cf->kernel->release, fsname(cf), c->accel,
 				    (double)(vm_now_ns() - c->guest.start_ns) /
 				        1e9,
 				    (double)c->boot_ns / 1e9);
@@ -476,13 +559,13 @@ write_results(struct run *r, char names[][PATH_MAX])
 		if (r->doc[i] == NULL)
 			continue;
 		snprintf(names[i], PATH_MAX, "%s/%s-%s.json", dir,
-		    c->kernel->release, fsname(c->fstype));
+		    c->kernel->release, fsname(c));
 		for (size_t j = 0; j < i; j++)
 			dup |= r->doc[j] != NULL &&
 			    strcmp(names[j], names[i]) == 0;
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
-			    c->kernel->release, fsname(c->fstype), i + 1);
+			    c->kernel->release, fsname(c), i + 1);
 		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
 		    -1) {
 			warnx("%s", errbuf);

@@ -243,3 +243,22 @@ target_resolve_node(
 	}
 	return target_resolve(path, t, err, errlen);
 }
+
+int
+target_watch_dev(struct target *t, const char *node, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(node, &st) == -1) {
+		snprintf(
+		    err, errlen, "cannot stat '%s': %s", node, strerror(errno));
+		return -1;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a block device", node);
+		return -1;
+	}
+	t->nodev_reason[0] = '\0';
+	return adddev(t, "/sys", major(st.st_rdev), minor(st.st_rdev),
+	    "watched", 0, err, errlen);
+}

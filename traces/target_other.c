@@ -62,3 +62,14 @@ target_resolve_node(
 	    "device statistics are not supported on this system yet");
 	return 0;
 }
+
+int
+target_watch_dev(struct target *t, const char *node, char *err, size_t errlen)
+{
+	(void)t;
+	snprintf(err, errlen,
+	    "cannot watch '%s': device statistics are not supported on this "
+	    "system yet",
+	    node);
+	return -1;
+}

@@ -69,6 +69,15 @@ struct target {
 int target_resolve(const char *dir, struct target *t, char *err, size_t errlen);
 
 /*
+ * Adds the block device node names to t's devices, with role "watched": a
+ * disk that the target's filesystem reaches only through another layer,
+ * such as the disk an NFS server in the same kernel exports. Statistics
+ * are kept for it like for any other device of the target.
+ */
+int target_watch_dev(
+    struct target *t, const char *node, char *err, size_t errlen);
+
+/*
  * Resolves what a dd operand names: a block device node to that device (and
  * its members; fstype "block device"), a character device or pipe to no
  * device, a file to its filesystem as target_resolve does, and a file that

@@ -84,6 +84,8 @@ conftext(const struct vm_cell *cell, char *err, size_t errlen)
 	p = s +
 	    sprintf(s, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
 	        c->mount_opts, c->exe);
+	if (c->nfs_server != NULL)
+		p += sprintf(p, "setup %s\n", VM_GUEST_SETUP);
 	for (size_t i = 0; i < c->njob; i++)
 		p += sprintf(p, "arg %s\n", c->job[i]);
 	return s;
@@ -117,6 +119,9 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	size_t n = vm_modules_needed(c->fstype, names, 16);
 	int r;
 
+	if (c->nfs_server != NULL)
+		n += vm_nfs_modules(c->nfs_server, names + n, 16 - n);
+
 	if (vm_modules_resolve(
 	        c->kernel, names, n, &cell->mods, msg, sizeof(msg)) == -1) {
 		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
@@ -137,6 +142,8 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		return -1;
 	}
 	if (makeimage(cell, err, errlen) == -1)
+		return -1;
+	if (c->nfs_server != NULL && vm_nfs_prepare(cell, err, errlen) == -1)
 		return -1;
 	if ((conf = conftext(cell, err, errlen)) == NULL)
 		return -1;
@@ -160,7 +167,7 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 	char initrd[PATH_MAX], img[PATH_MAX], out[PATH_MAX], con[PATH_MAX],
-	    log[PATH_MAX];
+	    log[PATH_MAX], netdev[64];
 	struct vm_guest_conf g;
 
 	if (strcmp(c->accel, "auto") == 0)
@@ -186,7 +193,12 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 	g.mem_mib = c->mem_mib;
 	g.console = con;
 	g.log = log;
+	netdev[0] = '\0';
+	g.netdev = netdev;
 	cell->boot_ns = -1;
+	if (c->nfs_server != NULL &&
+	    vm_nfs_start(cell, netdev, sizeof(netdev), err, errlen) == -1)
+		return -1;
 	if (vm_guest_start(&cell->guest, &g, err, errlen) == -1)
 		return -1;
 	cell->state = VM_RUNNING;
@@ -371,6 +383,9 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	/* The kernel as the guest named it, and the disk. */
 	snprintf(label, sizeof(label), "%s %s", rel,
 	    strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype);
+	if (c->nfs_server != NULL)
+		snprintf(label, sizeof(label), "%s nfs %s %s", rel, c->nfs_opts,
+		    c->nfs_server);
 	img = json_pack("{s:s, s:s, s:s, s:I}", "fstype", c->fstype,
 	    "mkfs_options", c->mkfs_opts, "mount_options", c->mount_opts,
 	    "size_bytes", (json_int_t)c->size_bytes);
@@ -381,6 +396,10 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
 	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
 	    "parallel_guests", c->parallel_guests, "image", img);
+	if (vm != NULL && c->nfs_server != NULL)
+		json_object_set_new(vm, "nfs",
+		    json_pack("{s:s, s:s}", "server", c->nfs_server,
+		        "mount_options", c->nfs_opts));
 	if (vm == NULL || json_object_set_new(doc, "vm", vm) == -1 ||
 	    json_object_set_new(doc, "label", json_string(label)) == -1) {
 		json_decref(doc);
@@ -394,6 +413,7 @@ void
 vm_cell_cleanup(struct vm_cell *cell)
 {
 	vm_guest_kill(&cell->guest);
+	vm_nfs_stop(cell);
 	vm_modules_free(&cell->mods);
 	if (cell->dir[0] != '\0')
 		vm_rmtree(cell->dir);

@@ -7,6 +7,7 @@
  *	fstype ext4				the disk's filesystem, or none
  *	mountopts noatime			as mount(8) takes them
  *	exe /work/ubcreplay			the host's binary, run chrooted
+ *	setup /run/ubcvm/out/nfs-setup.sh	a script run chrooted before it
  *	arg ...					its arguments, one a line
  *
  * mounts what the job needs inside the host's root (shared read-only over
@@ -39,6 +40,7 @@ struct conf {
 	char fstype[64];
 	char mountopts[512];
 	char exe[4096];
+	char setup[4096];
 	int nmod;
 	char *mod[128];
 	int narg;
@@ -138,6 +140,8 @@ readconf(FILE *f, struct conf *c)
 			snprintf(c->mountopts, sizeof(c->mountopts), "%s", v);
 		else if (strcmp(line, "exe") == 0)
 			snprintf(c->exe, sizeof(c->exe), "%s", v);
+		else if (strcmp(line, "setup") == 0)
+			snprintf(c->setup, sizeof(c->setup), "%s", v);
 		else if (strcmp(line, "arg") == 0 && c->narg < MAXARG - 2)
 			c->arg[c->narg++] = xstrdup(v);
 	}
@@ -219,6 +223,50 @@ writefile(const char *path, const char *text)
 	close(fd);
 }
 
+/*
+ * The set-up script (an NFS cell's server and mount), chrooted like the
+ * job; when it fails, its last line says why.
+ */
+static void
+runsetup(const char *script)
+{
+	char line[1024], last[1024] = "";
+	pid_t pid;
+	FILE *f;
+	int st;
+
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd;
+
+		if (chroot(ROOT) == -1 || chdir("/") == -1)
+			_exit(126);
+		fd = open(
+		    WORK "/out/setup.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd != -1) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execl("/bin/sh", "sh", script, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	if ((f = fopen(ROOT WORK "/out/setup.log", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (line[0] != '\n')
+				snprintf(last, sizeof(last), "%s", line);
+		fclose(f);
+	}
+	last[strcspn(last, "\n")] = '\0';
+	die("%s failed: %s", script, last[0] != '\0' ? last : "no word");
+}
+
 int
 main(void)
 {
@@ -264,6 +312,11 @@ main(void)
 		flags = splitopts(c.mountopts, data, sizeof(data));
 		domount("/dev/vda", ROOT WORK "/disk", c.fstype, flags,
 		    data[0] != '\0' ? data : NULL);
+	}
+
+	if (c.setup[0] != '\0') {
+		step("running the set-up script");
+		runsetup(c.setup);
 	}
 
 	/* The host watches for this file: the job starts now. */

@@ -138,6 +138,12 @@ vm_guest_start(
 	            "readonly=on,multidevs=remap";
 	argv[n++] = "-virtfs";
 	argv[n++] = own[2];
+	if (c->netdev != NULL && c->netdev[0] != '\0') {
+		argv[n++] = "-netdev";
+		argv[n++] = (char *)c->netdev;
+		argv[n++] = "-device";
+		argv[n++] = "virtio-net-pci,netdev=ubcnet";
+	}
 	argv[n] = NULL;
 
 	g->start_ns = vm_now_ns();

@@ -118,6 +118,7 @@ struct vm_guest_conf {
 	int cpus;
 	int mem_mib;
 	const char *console; /* the serial console's file */
+	const char *netdev;  /* -netdev's argument, or NULL: no network */
 	const char *log;     /* QEMU's own stdout and stderr */
 };
 
@@ -162,6 +163,14 @@ struct vm_cell_conf {
 	char *const *job; /* subcommand's name */
 	const char *qemu_version;
 	int parallel_guests;
+	/*
+	 * An NFS cell (vm/nfs.c): "knfsd" or "ganesha", NULL for none. The
+	 * disk above is then the exported filesystem's (knfsd) and the job
+	 * runs on the NFS mount, made with nfs_opts.
+	 */
+	const char *nfs_server;
+	const char *nfs_opts;
+	const char *nfs_path; /* the server's path to mount, "": its export */
 };
 
 enum vm_state { VM_IDLE, VM_RUNNING, VM_DONE, VM_FAILED };
@@ -178,7 +187,40 @@ struct vm_cell {
 	char accel[8];   /* the accelerator that ran it */
 	int kvm_failed;  /* auto fell back to TCG */
 	int64_t boot_ns; /* QEMU start to the job's start, -1 not yet */
+	/* ganesha on the host (nfs.c), the rpcbind it needed; 0 for none. */
+	pid_t nfs_pid, rpcbind_pid;
+	int nfs_port, mnt_port;
 };
+
+/*
+ * nfs.c: NFS cells. In the guest, the job runs on VM_GUEST_NFS, an NFS
+ * mount of either the cell's own disk exported by the guest kernel's knfsd
+ * over its loopback ("knfsd"), or a directory of the cell's exported by
+ * nfs-ganesha on the host, bound to 127.0.0.1 on ports of the cell's own
+ * and reached through QEMU's user network ("ganesha"). The guest sets it
+ * up with a script the host writes into the cell's out directory, which
+ * the init runs before the job.
+ */
+#define VM_GUEST_NFS   "/run/ubcvm/nfs"
+#define VM_GUEST_SETUP "/run/ubcvm/out/nfs-setup.sh"
+
+/* The server's name and the options, and that the host has its programs. */
+int vm_nfs_check(const char *server, const char *opts, const char *path,
+    char *err, size_t errlen);
+/* The modules an NFS cell needs beyond its disk's. */
+size_t vm_nfs_modules(const char *server, const char **names, size_t max);
+/* The capture's interface in the guest. */
+const char *vm_nfs_iface(const char *server);
+/* The set-up script (and ganesha's configuration and export). */
+int vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen);
+/*
+ * Starts the host's server, if the cell has one, and gives QEMU's -netdev
+ * argument in netdev ("" for no network).
+ */
+int vm_nfs_start(
+    struct vm_cell *cell, char *netdev, size_t len, char *err, size_t errlen);
+/* Stops the host's server and waits for it; a no-op when none runs. */
+void vm_nfs_stop(struct vm_cell *cell);
 
 void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);
 /* Resolves modules, makes the temporary directory, image and initramfs. */
