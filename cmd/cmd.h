@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../analysis/analysis.h"
+#include "../analysis/compare.h"
 #include "../replay/replay.h"
 #include "../traces/traces.h"
 
@@ -62,5 +63,9 @@ void cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate,
  * a pipe).
  */
 int cmd_page_width(void);
+
+/* One --fail-if spec into gate[*ngate], at most max: -1 after saying why. */
+int cmd_add_gate(
+    const char *spec, struct cmp_gate *gate, size_t *ngate, size_t max);
 
 #endif

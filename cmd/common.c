@@ -5,6 +5,7 @@
  */
 #include <sys/ioctl.h>
 
+#include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,4 +123,21 @@ cmd_page_width(void)
 	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
 	return 80;
+}
+
+int
+cmd_add_gate(const char *spec, struct cmp_gate *gate, size_t *ngate, size_t max)
+{
+	char errbuf[256];
+
+	if (*ngate == max) {
+		warnx("more than %zu --fail-if", max);
+		return -1;
+	}
+	if (cmp_gate_parse(spec, &gate[*ngate], errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	(*ngate)++;
+	return 0;
 }

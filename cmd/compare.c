@@ -53,7 +53,7 @@ struct compare_opts {
 static int
 parse(int argc, char **argv, struct compare_opts *o)
 {
-	char errbuf[256], *end;
+	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -79,16 +79,9 @@ parse(int argc, char **argv, struct compare_opts *o)
 			o->baseline = optarg;
 			break;
 		case 'f':
-			if (o->ngate == MAX_GATES) {
-				warnx("more than %d --fail-if", MAX_GATES);
+			if (cmd_add_gate(
+			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
 				return -1;
-			}
-			if (cmp_gate_parse(optarg, &o->gate[o->ngate], errbuf,
-			        sizeof(errbuf)) == -1) {
-				warnx("%s", errbuf);
-				return -1;
-			}
-			o->ngate++;
 			break;
 		case 's':
 			o->svg = optarg;

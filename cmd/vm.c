@@ -49,16 +49,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char vm_usage[] =
-    "usage: ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
-    "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
-    "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
-    "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
-    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
-    "                    [--timeout seconds]\n"
-    "                    archive | -- job ...\n";
-
 struct vm_opts {
 	size_t nkernel, nfs, ngate, njob;
 	const char *kernel[MAX_KERNELS];
@@ -162,7 +152,6 @@ static int
 parse(int argc, char **argv, struct vm_opts *o)
 {
 	static char runs[16];
-	char errbuf[256];
 	long v;
 	int c;
 
@@ -252,19 +241,12 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->timeout_ns = (int64_t)v * 1000000000;
 			break;
 		case 'f':
-			if (o->ngate == MAX_GATES) {
-				warnx("more than %d --fail-if", MAX_GATES);
+			if (cmd_add_gate(
+			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
 				return -1;
-			}
-			if (cmp_gate_parse(optarg, &o->gate[o->ngate], errbuf,
-			        sizeof(errbuf)) == -1) {
-				warnx("%s", errbuf);
-				return -1;
-			}
-			o->ngate++;
 			break;
 		case 'h':
-			fputs(vm_usage, stdout);
+			usage_command(stdout, "vm");
 			return 1;
 		default:
 			return -1;
@@ -743,7 +725,7 @@ cmd_vm(int argc, char **argv)
 
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		if (rc < 0)
-			fputs(vm_usage, stderr);
+			usage_command(stderr, "vm");
 		return rc < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 	}
 	memset(&r, 0, sizeof(r));
