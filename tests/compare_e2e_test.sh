@@ -59,7 +59,7 @@ sync_smaller_cleanup()
 atf_test_case same_config cleanup
 same_config_head()
 {
-	atf_set descr "two sets of 5 runs of ext4 default: the gate exits 0, write.mean_bytes shows no significant change"
+	atf_set descr "two sets of 5 runs of ext4 default: gates at 10% either way on write.mean_bytes pass"
 	atf_set timeout 600
 }
 same_config_body()
@@ -70,14 +70,15 @@ same_config_body()
 	    -o a.json "$small" def
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 5 -l "second" \
 	    -o b.json "$small" def
+	# A significant difference alone is no failure: at p < 0.05 one pair
+	# of identical sets in twenty shows one by design, and the second set
+	# runs on a filesystem the first has used. The gates ask for a change
+	# beyond 10% that is also significant: identical sets must not show it.
 	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
-	    --fail-if write.mean_bytes:-20% --fail-if write.mean_bytes:+20% \
+	    --fail-if write.mean_bytes:-10% --fail-if write.mean_bytes:+10% \
 	    a.json b.json
 	cat out
 	grep -q 'all passed' out || atf_fail "the gates do not say they passed"
-	grep -E '^write.mean_bytes ' out | grep -q '\*$' &&
-	    atf_fail "write.mean_bytes changed significantly between identical sets"
-	return 0
 }
 same_config_cleanup()
 {
