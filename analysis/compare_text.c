@@ -463,8 +463,14 @@ print_series(const struct cmp *c, FILE *fp, int all, int width)
 	    ? "write.mean_bytes"
 	    : "app.write.mean_bytes";
 	int guest = any_guest(c);
+	int lw = 22; /* the labels' column: as wide as the longest, up to 40 */
 
-	fprintf(fp, "Series (medians):\n  %-22s %10s %8s %8s %12s", "label",
+	for (size_t i = 0; i < c->nresult; i++)
+		if (strlen(c->result[i]->label) > (size_t)lw)
+			lw = strlen(c->result[i]->label) > 40
+			    ? 40
+			    : (int)strlen(c->result[i]->label);
+	fprintf(fp, "Series (medians):\n  %-*s %10s %8s %8s %12s", lw, "label",
 	    "elapsed", "/first", "/prev", "write size");
 	if (guest)
 		fprintf(fp, "  %-24s %s", "kernel", "accel");
@@ -493,8 +499,8 @@ print_series(const struct cmp *c, FILE *fp, int all, int width)
 		}
 		if (okw)
 			cmp_format_value(w, sizeof(w), ws, CMP_BYTES);
-		fprintf(
-		    fp, "  %-22.22s %10s %8s %8s %12s", r->label, t, r1, rp, w);
+		fprintf(fp, "  %-*.*s %10s %8s %8s %12s", lw, lw, r->label, t,
+		    r1, rp, w);
 		if (guest)
 			fprintf(fp, "  %-24.24s %s%s",
 			    *r->kernel_release ? r->kernel_release : "host",
