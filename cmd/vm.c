@@ -50,7 +50,7 @@ static const struct option longopts[] = {
 };
 
 struct vm_opts {
-	size_t nkernel, nfs, ngate, njob;
+	size_t nkernel, nfstype, ngate, njob;
 	const char *kernel[MAX_KERNELS];
 	const char *fstype[MAX_FS];
 	struct cmp_gate gate[MAX_GATES];
@@ -110,11 +110,11 @@ static int
 nfsjob(struct vm_opts *o)
 {
 	char errbuf[512];
-	int nfs = 0;
+	int nfscells = 0;
 
-	for (size_t f = 0; f < o->nfs; f++)
-		nfs += strcmp(o->fstype[f], "nfs") == 0;
-	if (nfs == 0) {
+	for (size_t f = 0; f < o->nfstype; f++)
+		nfscells += strcmp(o->fstype[f], "nfs") == 0;
+	if (nfscells == 0) {
 		if (o->nfs_server != NULL || o->export_fs != NULL ||
 		    o->nfs_path != NULL) {
 			warnx("--nfs-server, --nfs-export-fs and --nfs-path "
@@ -123,7 +123,7 @@ nfsjob(struct vm_opts *o)
 		}
 		return 0;
 	}
-	if (o->nfs != 1) {
+	if (o->nfstype != 1) {
 		warnx("-t nfs goes alone: -O is the NFS mount's options");
 		return -1;
 	}
@@ -175,11 +175,11 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->kernel[o->nkernel++] = optarg;
 			break;
 		case 't':
-			if (o->nfs == MAX_FS) {
+			if (o->nfstype == MAX_FS) {
 				warnx("more than %d filesystem types", MAX_FS);
 				return -1;
 			}
-			o->fstype[o->nfs++] = optarg;
+			o->fstype[o->nfstype++] = optarg;
 			break;
 		case 'm':
 			o->mkfs_opts = optarg;
@@ -256,23 +256,23 @@ parse(int argc, char **argv, struct vm_opts *o)
 		warnx("vm needs a kernel (-k)");
 		return -1;
 	}
-	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfs > 1)) {
+	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfstype > 1)) {
 		warnx("--bisect needs a --fail-if, two kernels or more "
 		      "(good first, bad last) and one filesystem");
 		return -1;
 	}
-	for (size_t f = 0; f < o->nfs; f++)
+	for (size_t f = 0; f < o->nfstype; f++)
 		if (strcmp(o->fstype[f], "none") == 0) {
 			warnx("-t none: a raw disk is for a job after --");
 			return -1;
 		}
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		/* The job as given, on the raw disk. */
-		if (o->nfs > 0) {
+		if (o->nfstype > 0) {
 			warnx("-t: a job after -- has the raw disk");
 			return -1;
 		}
-		o->fstype[o->nfs++] = "none";
+		o->fstype[o->nfstype++] = "none";
 		return jobargs(o, argc - optind, argv + optind);
 	}
 	if (argc - optind != 1) {
@@ -280,8 +280,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 		return -1;
 	}
 	o->archive = argv[optind];
-	if (o->nfs == 0)
-		o->fstype[o->nfs++] = "ext4";
+	if (o->nfstype == 0)
+		o->fstype[o->nfstype++] = "ext4";
 	if (nfsjob(o) == -1)
 		return -1;
 	snprintf(runs, sizeof(runs), "%d", o->runs);
@@ -313,7 +313,7 @@ struct run {
 	char archive[PATH_MAX];
 	char qemu[32];
 	size_t ncell;
-	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfs + f] */
+	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfstype + f] */
 	json_t **doc;              /* each cell's result, or NULL */
 };
 
@@ -344,7 +344,7 @@ check(struct run *r)
 		}
 		o->job[0] = r->archive;
 	}
-	for (size_t f = 0; f < o->nfs; f++)
+	for (size_t f = 0; f < o->nfstype; f++)
 		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
 		    -1) {
 			warnx("%s", errbuf);
@@ -356,7 +356,7 @@ check(struct run *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-		for (size_t f = 0; f < o->nfs; f++) {
+		for (size_t f = 0; f < o->nfstype; f++) {
 			const char *names[16];
 			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
 
@@ -380,14 +380,14 @@ static void
 confs(struct run *r)
 {
 	struct vm_opts *o = r->o;
-	size_t ncell = o->nkernel * o->nfs;
+	size_t ncell = o->nkernel * o->nfstype;
 	int parallel = o->bisect ? 1 : o->jobs;
 
 	if ((size_t)parallel > ncell)
 		parallel = (int)ncell;
 	for (size_t i = 0; i < o->nkernel; i++)
-		for (size_t f = 0; f < o->nfs; f++) {
-			struct vm_cell_conf *c = &r->conf[i * o->nfs + f];
+		for (size_t f = 0; f < o->nfstype; f++) {
+			struct vm_cell_conf *c = &r->conf[i * o->nfstype + f];
 
 			c->kernel = &r->k[i];
 			c->fstype = o->fstype[f];
@@ -731,9 +731,9 @@ cmd_vm(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	r.k = calloc(o.nkernel, sizeof(*r.k));
-	r.conf = calloc(o.nkernel * o.nfs, sizeof(*r.conf));
-	r.doc = calloc(o.nkernel * o.nfs, sizeof(*r.doc));
-	names = calloc(o.nkernel * o.nfs, sizeof(*names));
+	r.conf = calloc(o.nkernel * o.nfstype, sizeof(*r.conf));
+	r.doc = calloc(o.nkernel * o.nfstype, sizeof(*r.doc));
+	names = calloc(o.nkernel * o.nfstype, sizeof(*names));
 	if (r.k == NULL || r.conf == NULL || r.doc == NULL || names == NULL) {
 		warnx("out of memory");
 		rc = EXIT_USAGE;
