@@ -223,6 +223,19 @@ writefile(const char *path, const char *text)
 	close(fd);
 }
 
+/* A child's standard output and error into path (it goes on without). */
+static void
+output_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd != -1) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+}
+
 /*
  * The set-up script (an NFS cell's server and mount), chrooted like the
  * job; when it fails, its last line says why.
@@ -238,17 +251,9 @@ runsetup(const char *script)
 	if ((pid = fork()) == -1)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		int fd;
-
 		if (chroot(ROOT) == -1 || chdir("/") == -1)
 			_exit(126);
-		fd = open(
-		    WORK "/out/setup.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd != -1) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
+		output_to(WORK "/out/setup.log");
 		execl("/bin/sh", "sh", script, (char *)NULL);
 		_exit(127);
 	}
@@ -326,7 +331,6 @@ main(void)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		char *argv[MAXARG + 1];
-		int fd;
 
 		if (chroot(ROOT) == -1 || chdir("/") == -1) {
 			fprintf(stderr,
@@ -334,13 +338,7 @@ main(void)
 			    strerror(errno));
 			_exit(126);
 		}
-		fd = open(
-		    WORK "/out/job.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd != -1) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
+		output_to(WORK "/out/job.log");
 		argv[0] = c.exe;
 		for (int i = 0; i < c.narg; i++)
 			argv[i + 1] = c.arg[i];
