@@ -83,6 +83,50 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
+atf_test_case ci_docs
+ci_docs_head()
+{
+	atf_set descr "docs/ci.md's workflows parse, and the matrix they read is what --plan=github prints"
+}
+ci_docs_body()
+{
+	require_prog python3
+	k1=$(kernel 6.1)
+	atf_check -o save:gh "$ubc" vm -k "$k1" -t ext4 -t xfs --plan=github "$small"
+	python3 - "$top/docs/ci.md" gh <<'EOF' || atf_fail "docs/ci.md (above)"
+import json, re, sys, yaml
+text = open(sys.argv[1]).read()
+blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+bad = []
+docs = []
+for b in blocks:
+    try:
+        docs.append(yaml.safe_load(b))
+    except yaml.YAMLError as e:
+        bad.append("a yaml block does not parse: %s" % e)
+flows = [d for d in docs if isinstance(d, dict) and "jobs" in d and
+         "fromJSON" in json.dumps(d)]
+if not flows:
+    bad.append("no workflow reads a matrix with fromJSON")
+for f in flows:
+    steps = json.dumps(f["jobs"])
+    for word in ("--plan=github", "--cell ${{ matrix.cell }}", "--merge"):
+        if word not in steps:
+            bad.append("the workflow does not run %s" % word)
+    used = set(re.findall(r"matrix\.(\w+)", json.dumps(f["jobs"]["cell"])))
+    inc = json.load(open(sys.argv[2]))["include"]
+    for u in used:
+        if any(u not in x for x in inc):
+            bad.append("the workflow reads matrix.%s, which --plan=github lacks" % u)
+if not any(isinstance(d, dict) and "trigger" in json.dumps(d) and
+           "--plan=gitlab" in json.dumps(d) for d in docs):
+    bad.append("no GitLab pipeline made with --plan=gitlab")
+for x in bad:
+    print(x)
+sys.exit(1 if bad else 0)
+EOF
+}
+
 atf_test_case unknown_cell
 unknown_cell_head()
 {
@@ -165,6 +209,7 @@ merge_cleanup()
 atf_init_test_cases()
 {
 	atf_add_test_case lines
+	atf_add_test_case ci_docs
 	atf_add_test_case unknown_cell
 	atf_add_test_case merge
 }
