@@ -6,7 +6,7 @@
 # for it and exits with its status: 0 no gate failed, 1 one did, 2 a cell
 # failed or the results are not one plan's whole.
 #
-#   contrib/vm-slurm.sh [-d DIR] [-u UBCREPLAY] [-s 'SBATCH OPTIONS'] VM-ARGS ...
+#   contrib/vm-slurm.sh [-d DIR] [-u UBCREPLAY] [-s 'SBATCH OPTIONS'] -- VM-ARGS ...
 #
 #   -d DIR       the shared directory (default: ./ubcreplay-slurm.XXXXXX):
 #                plan.jsonl, results/, logs/, cell.sh, merge.sh, merge.out
@@ -35,7 +35,7 @@ while getopts d:u:s: opt; do
 	d) dir=$OPTARG ;;
 	u) ubc=$OPTARG ;;
 	s) sbopts=$OPTARG ;;
-	*) die "usage: vm-slurm.sh [-d DIR] [-u UBCREPLAY] [-s 'SBATCH OPTIONS'] VM-ARGS ..." ;;
+	*) die "usage: vm-slurm.sh [-d DIR] [-u UBCREPLAY] [-s 'SBATCH OPTIONS'] -- VM-ARGS ..." ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -44,7 +44,7 @@ start_cluster()
 	node=ubcnode
 	cat >"$w/slurm.conf" <<EOF
 ClusterName=ubctest
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$1
 SlurmdPort=$2
 AuthType=auth/munge
@@ -82,24 +82,20 @@ EOF
 	done
 }
 
+# Stops what start_cluster started, by its pid files (no word from a
+# controller that may not be there), and removes its state.
 stop_cluster()
 {
 	w=$PWD/slurm
 	[ -d "$w" ] || return 0
-	export SLURM_CONF=$w/slurm.conf
-	scancel --name=ubcreplay-cells 2>/dev/null
-	scancel --name=ubcreplay-merge 2>/dev/null
-	scontrol shutdown 2>/dev/null
-	for p in slurmd slurmctld munge/pid; do
-		f=$w/$p
-		[ "$p" = munge/pid ] || f=$w/$p.pid
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	pids=
+	for f in "$w/slurmd.pid" "$w/slurmctld.pid" "$w/munge/pid"; do
+		[ -f "$f" ] && pids="$pids $(cat "$f")"
 	done
+	[ -n "$pids" ] && kill $pids 2>/dev/null
 	sleep 1
-	for p in slurmd slurmctld; do
-		[ -f "$w/$p.pid" ] && kill -9 "$(cat "$w/$p.pid")" 2>/dev/null
-	done
-	[ -f "$w/munge/pid" ] && kill -9 "$(cat "$w/munge/pid")" 2>/dev/null
+	[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+	# The cells' guests, should a task have been killed with its job.
 	pkill -9 -f "qemu-system.*$PWD/tmp" 2>/dev/null
 	rm -rf "$w"
 }
@@ -123,7 +119,7 @@ array_body()
 	set -- -k "$k1" -k "$k2" $VMOPTS --fail-if read.bytes:+1% \
 	    -- dd -n 4 if=/dev/vda of=/dev/null bs=64k count=64
 	"$top/contrib/vm-slurm.sh" -d run -u "$ubc" -s "--cpus-per-task=1" \
-	    "$@" >slurm.out 2>slurm.err
+	    -- "$@" >slurm.out 2>slurm.err
 	s=$?
 	"$ubc" vm -j 2 -o local "$@" >local.out 2>local.err
 	l=$?
