@@ -178,7 +178,7 @@ merge_body()
 	    $VMOPTS -- $job
 	grep -q "not of plan" err1 || atf_fail "another plan's arguments: $(cat err1)"
 	# One cell missing.
-	mkdir half && cp cells/6.1* half/
+	mkdir half && cp cells/6.1.0-* half/
 	miss=$(sed -n 2p plan | sed 's/.*"id":"\([0-9a-f]*\)".*/\1/')
 	atf_check -s exit:2 -e save:err2 "$ubc" vm --merge half
 	grep -q "misses 1 of the 2 cells .*$miss" err2 ||
@@ -195,7 +195,7 @@ merge_body()
 	grep -q "more than one plan.*$other" err3 ||
 	    atf_fail "the two plans are not named: $(cat err3)"
 	# A cell twice.
-	cp cells/6.1*.json cells/again.json
+	cp cells/6.1.0-*.json cells/again.json
 	atf_check -s exit:2 -e save:err4 "$ubc" vm --merge cells
 	grep -q "twice" err4 || atf_fail "a cell twice: $(cat err4)"
 	[ -z "$(ls -A tmp)" ] || atf_fail "left behind: $(ls -A tmp)"
