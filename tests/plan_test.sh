@@ -40,6 +40,10 @@ lines_body()
 	atf_check -o save:gl "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs \
 	    --fail-if write.mean_bytes:-10% --plan=gitlab "$small"
 	atf_check -o save:p4 "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs --plan "$small"
+	# The same kernel twice (to see the noise): two cells, two ids.
+	atf_check -o save:p5 "$ubc" vm -k "$k1" -k "$k1" --plan "$small"
+	python3 -c 'import json,sys; ids=[json.loads(l)["id"] for l in open("p5")]; sys.exit(len(set(ids)) != 2)' ||
+	    atf_fail "the same kernel twice gives one id: $(cat p5)"
 	python3 - p1 p2 p3 gh gl p4 "$(sha256sum "$k1" | cut -c1-64)" \
 	    "$(sha256sum "$small" | cut -c1-64)" <<'EOF' || atf_fail "the plans are wrong (above)"
 import json, sys, yaml

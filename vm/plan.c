@@ -115,7 +115,20 @@ vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
 		json_t *key = describe(&conf[i], in, 1);
 		json_t *d = describe(&conf[i], in, 0);
 		char id[VM_PLAN_ID], label[512];
+		json_int_t again = 0;
 
+		/*
+		 * The same cell asked for again (-k K -k K, to see the noise)
+		 * is another cell: its key says which time it is.
+		 */
+		for (size_t j = 0; key != NULL && j < i; j++) {
+			json_t *other = describe(&conf[j], in, 1);
+
+			again += json_equal(key, other);
+			json_decref(other);
+		}
+		if (again > 0)
+			json_object_set_new(key, "again", json_integer(again));
 		if (key == NULL || d == NULL || digest_of(key, id) == -1) {
 			json_decref(key);
 			json_decref(d);
