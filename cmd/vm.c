@@ -391,6 +391,10 @@ check(struct run *r)
 			return -1;
 		}
 	}
+	if (vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
 	for (size_t f = 0; f < o->nfstype; f++)
 		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
 		    -1) {

@@ -165,14 +165,13 @@ int
 vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	const char *tmp = getenv("TMPDIR");
 	char p[PATH_MAX], msg[1024], *conf;
 	int r;
 
 	if (modules(c, &cell->mods, err, errlen) == -1)
 		return -1;
 	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	    vm_tmpdir());
 	if (mkdtemp(cell->dir) == NULL) {
 		snprintf(err, errlen, "cannot make a directory '%s': %s",
 		    cell->dir, strerror(errno));

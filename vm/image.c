@@ -204,3 +204,46 @@ vm_image_fits(
 	}
 	return 0;
 }
+
+const char *
+vm_tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
+}
+
+/*
+ * QEMU opens the disk with cache=none, that is O_DIRECT, so that the
+ * host's page cache neither absorbs the guest's writes and flushes nor
+ * makes their pace depend on the host's memory. A directory whose
+ * filesystem refuses O_DIRECT (ramfs, tmpfs before Linux 6.6) would fail
+ * only once QEMU starts: found here, before any boot.
+ */
+int
+vm_image_direct_check(const char *dir, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	int fd, d, e;
+
+	snprintf(p, sizeof(p), "%s/ubcreplay-direct.XXXXXX", dir);
+	if ((fd = mkstemp(p)) == -1) {
+		snprintf(err, errlen, "cannot make a file in '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	d = open(p, O_RDWR | O_DIRECT | O_CLOEXEC);
+	e = errno;
+	unlink(p);
+	close(fd);
+	if (d != -1) {
+		close(d);
+		return 0;
+	}
+	snprintf(err, errlen,
+	    "the temporary directory '%s' cannot hold the guest's disk: its "
+	    "filesystem refuses O_DIRECT (%s), which QEMU's cache=none needs; "
+	    "set TMPDIR to a directory on a disk filesystem",
+	    dir, strerror(e));
+	return -1;
+}

@@ -139,6 +139,13 @@ int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
  */
 int vm_image_fits(
     const char *archive, uint64_t size_bytes, char *err, size_t errlen);
+/* Where cells make their temporary directories: TMPDIR, else /tmp. */
+const char *vm_tmpdir(void);
+/*
+ * Whether dir's filesystem takes O_DIRECT, as QEMU opens the disk there
+ * (cache=none); -1 with err naming dir and how to fix it.
+ */
+int vm_image_direct_check(const char *dir, char *err, size_t errlen);
 
 /* qemu.c: QEMU itself. */
 #define VM_QEMU "qemu-system-x86_64"
