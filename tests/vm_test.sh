@@ -320,7 +320,7 @@ hang_body()
 atf_test_case boot_hang
 boot_hang_head()
 {
-	atf_set "descr" "a guest that never starts its job is given up at --boot-timeout, not --timeout"
+	atf_set "descr" "a guest whose init never comes up is given up at --boot-timeout, not --timeout"
 	atf_set "timeout" "300"
 }
 boot_hang_body()
@@ -334,7 +334,7 @@ boot_hang_body()
 	cc -static -o stuck stuck.c || atf_skip "cannot link a static program here"
 	export UBCREPLAY_VM_INIT=$PWD/stuck
 	start=$(date +%s)
-	bad "did not start its job within 20 s of booting (--boot-timeout)" \
+	bad "did not boot within 20 s (--boot-timeout): its init never came up" \
 	    --mem 512 --cpus 1 --timeout 1200 --boot-timeout 20 -k "$k" -o out "$small"
 	# The console's last lines come with it (the kernel's, or the stuck
 	# init's own word, however far this machine got in 20 s).
