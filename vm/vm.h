@@ -90,8 +90,9 @@ int vm_kernel_open(struct vm_kernel *k, const char *path,
 int vm_kernel_unpack(
     const struct vm_kernel *k, const char *out, char *err, size_t errlen);
 
-/* sha256.c: FIPS 180-4 SHA-256 of a file, as 64 hex digits. */
+/* sha256.c: FIPS 180-4 SHA-256 of a file or of bytes, as 64 hex digits. */
 int vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
+void vm_sha256(const void *data, size_t len, char hex[65]);
 
 /* modules.c: the modules a cell needs, dependencies first. */
 struct vm_modset {
@@ -292,5 +293,48 @@ enum vm_state vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen);
 json_t *vm_cell_result(struct vm_cell *cell, char *err, size_t errlen);
 /* Kills and reaps the guest, removes the temporary directory. */
 void vm_cell_cleanup(struct vm_cell *cell);
+
+/*
+ * plan.c: a vm invocation's cells as data (`vm --plan`), each with a
+ * stable id: the digest of what decides what it measures (the kernel, this
+ * program and the archive by digest, never by path; the disk, the machine,
+ * the job), so that the same cell has the same id wherever the same files
+ * are. The plan's id is the digest of its cells' ids.
+ *
+ *	vm_plan_make(&p, conf, ncell, &inputs, err, len);
+ *	i = vm_plan_find(&p, "3f2a9c01b7de");	-1: not a cell of this plan
+ *	json_object_set_new(vm, "plan", vm_plan_stamp(&p, i));
+ *	vm_plan_load("results", p.id, &docs, &names, &n, err, len);
+ */
+#define VM_PLAN_ID 13 /* 12 hex digits and a NUL */
+
+struct vm_plan_inputs {
+	const char *exe, *exe_sha256;         /* this program */
+	const char *archive, *archive_sha256; /* NULL for a job after -- */
+};
+
+struct vm_plan {
+	size_t n;
+	json_t *cells; /* each cell's description, with "id", "label", "index" */
+	char id[VM_PLAN_ID];
+};
+
+int vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
+    const struct vm_plan_inputs *in, char *err, size_t errlen);
+void vm_plan_free(struct vm_plan *p);
+const char *vm_plan_cell_id(const struct vm_plan *p, size_t i);
+/* The index of the cell whose id is id, -1 when the plan has none. */
+long vm_plan_find(const struct vm_plan *p, const char *id);
+/* What a result of cell i carries: the plan's id, its own, every cell's. */
+json_t *vm_plan_stamp(const struct vm_plan *p, size_t i);
+/*
+ * Reads the results in dir (*.json, *.json.gz), which must all belong to
+ * one plan (expect's, when not NULL), each of its cells once and none
+ * missing; -1 naming the files of each plan, or the cells missing. docs and
+ * names come back in the plan's order.
+ */
+int vm_plan_load(const char *dir, const char *expect, json_t ***docs,
+    char ***names, size_t *n, char *err, size_t errlen);
+void vm_plan_names_free(char **names, size_t n);
 
 #endif
