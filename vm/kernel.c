@@ -74,6 +74,8 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 	char dir[PATH_MAX];
 	int fd, r;
 
+	if (isdir(path))
+		return vm_ktree_open(k, path, err, errlen);
 	memset(k, 0, sizeof(*k));
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
