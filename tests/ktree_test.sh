@@ -97,6 +97,35 @@ never_built_body()
 	bad "configured for 6.1.999: rebuild it" -k t -o out "$small"
 }
 
+atf_test_case modules
+modules_head()
+{
+	atf_set "descr" "a tree with modules and no modules.dep: one is made from modules.order and the modules' depends=, and a module the cell needs that the tree lacks is named"
+}
+modules_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	require_prog git
+	faketree t "$(debian61)"
+	rm t/kernel t/modules.dep t/modules.builtin
+	: >t/modules.builtin
+	# What modpost leaves: 6.1 names the .ko in modules.order.
+	mkdir -p t/fs/a t/net/b t/lib/c
+	printf 'fs/a/a.ko\nnet/b/b.ko\nlib/c/c-x.ko\n' >t/modules.order
+	printf 'MODULE_INFO(depends, "b,c_x");\n' >t/fs/a/a.mod.c
+	printf 'MODULE_INFO(depends, "");\n' >t/net/b/b.mod.c
+	printf '#include <linux/module.h>\n' >t/lib/c/c-x.mod.c
+	bad "has no module virtio_pci" -k t -o out "$small"
+	printf 'fs/a/a.ko: net/b/b.ko lib/c/c-x.ko\nnet/b/b.ko:\nlib/c/c-x.ko:\n' >want
+	diff want t/modules.dep || atf_fail "modules.dep"
+	# A module modules.order names whose build is missing.
+	rm t/modules.dep t/net/b/b.mod.c
+	bad "module net/b/b.ko is in modules.order but has no .mod.c" -k t -o out "$small"
+	[ ! -e t/modules.dep ] || atf_fail "a half-made modules.dep was left"
+	[ -z "$(ls t | grep tmp)" ] || atf_fail "left in the tree: $(ls t)"
+}
+
 atf_test_case build_fails
 build_fails_head()
 {
@@ -256,22 +285,27 @@ from_source_body()
 	    [ -z "${UBC_KTREE_BUILD:-}" ]; then
 		atf_skip "no build of the base in $base_build (a cold build takes 17 min or more on 2 cores: UBC_KTREE_BUILD=1 builds it here, or: git -C $src checkout base && $kbuild -O $base_build $src)"
 	fi
-	# build COMMIT NAME: the commit built in its own directory, seeded
-	# from the base's build; prints the directory.
+	# build COMMIT NAME: the commit built in its own directory, the
+	# others seeded from the base's build; prints the directory.
 	build()
 	{
 		git -C "$src" checkout -q "$1" || atf_fail "checkout $1"
-		"$kbuild" -O "$cache/ktree-$2" -s "$base_build" "$src" 2>"build-$2.err" ||
+		seed=
+		[ "$2" = base ] || seed="-s $base_build"
+		"$kbuild" -O "$cache/ktree-$2" $seed "$src" 2>"build-$2.err" ||
 		    atf_fail "building $1: $(tail -n 5 "build-$2.err")"
 	}
 	b=$(build base base)
 	r=$(build regress regress)
 	u=$(build unrelated unrelated)
-	# The base rebuilt from nothing (ccache makes that cheap).
-	rm -rf "$cache/ktree-base2"
+	# The base built a second time, in a directory of its own from
+	# nothing (ccache makes that cheaper), and kept for the next run: a
+	# kernel of other bytes (its build's time and number) from one source.
 	git -C "$src" checkout -q base
-	b2=$("$kbuild" -O "$cache/ktree-base2" -s "$base_build" "$src" 2>build-base2.err) ||
+	b2=$("$kbuild" -O "$cache/ktree-base2" "$src" 2>build-base2.err) ||
 	    atf_fail "rebuilding the base: $(tail -n 5 build-base2.err)"
+	cmp -s "$b/arch/x86/boot/bzImage" "$b2/arch/x86/boot/bzImage" &&
+	    atf_fail "the rebuilt base is the same file"
 	git -C "$src" checkout -q base
 
 	gate="--fail-if write.mean_bytes:-10%"
@@ -308,6 +342,7 @@ atf_init_test_cases()
 {
 	atf_add_test_case not_a_tree
 	atf_add_test_case never_built
+	atf_add_test_case modules
 	atf_add_test_case build_fails
 	atf_add_test_case config
 	atf_add_test_case two_trees
