@@ -27,7 +27,7 @@
 # and named on stderr. A must-have that olddefconfig drops (its
 # dependencies unmet) is an error naming it. UBC_KBUILD_CONFIG names
 # another fragment of must-haves. CCACHE_DIR defaults to ccache/ beside the
-# build directory.
+# kbuild cache (/var/cache/ubcreplay/ccache).
 #
 # Output: the build directory alone on stdout; progress on stderr (one
 # updating line on a tty); make's output in DIR/kbuild.log; the build's
@@ -78,16 +78,16 @@ tree=$(cd "$1" 2>/dev/null && pwd) || die "'$1': no such directory"
     [ -x "$tree/scripts/kconfig/merge_config.sh" ] ||
     die "'$1' is not a kernel source tree (no Makefile, Kconfig and scripts/kconfig/merge_config.sh)"
 
+cache=${UBC_KBUILD_CACHE:-}
+if [ -z "$cache" ]; then
+	cache=/var/cache/ubcreplay/kbuild
+	mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
+	    cache=${XDG_CACHE_HOME:-$HOME/.cache}/ubcreplay/kbuild
+fi
 if [ -z "$obj" ]; then
 	if [ -f "$tree/.config" ]; then
 		obj=$tree
 	else
-		cache=${UBC_KBUILD_CACHE:-}
-		if [ -z "$cache" ]; then
-			cache=/var/cache/ubcreplay/kbuild
-			mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
-			    cache=${XDG_CACHE_HOME:-$HOME/.cache}/ubcreplay/kbuild
-		fi
 		hash=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
 		obj=$cache/$(basename "$tree")-$hash
 	fi
@@ -111,7 +111,7 @@ log=$obj/kbuild.log
 cc=gcc
 if command -v ccache >/dev/null 2>&1; then
 	cc="ccache gcc"
-	: "${CCACHE_DIR:=$(dirname "$(dirname "$obj")")/ccache}"
+	: "${CCACHE_DIR:=$(dirname "$cache")/ccache}"
 	export CCACHE_DIR
 fi
 mk()
