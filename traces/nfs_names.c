@@ -1,12 +1,12 @@
 /*
  * nfs_names.c - NFS procedure and operation names by number: v2 (RFC 1094
  * section 2.2), v3 (RFC 1813 section 3.3) and the NFSv4 operations
- * (RFC 7530 section 16, RFC 8881 section 18), the names the statistics and
- * the per-call listing use.
+ * (RFC 7530 section 16, RFC 8881 section 18, RFC 7862 section 15, RFC 8276
+ * section 8), the names the statistics and the per-call listing use.
  */
 #include "nfs_impl.h"
 
-static const char *const v4_names[NFS_NOPS] = {
+static const char *const v4_names[] = {
     "NULL",
     "1",
     "2",
@@ -66,7 +66,26 @@ static const char *const v4_names[NFS_NOPS] = {
     "WANT_DELEGATION",
     "DESTROY_CLIENTID",
     "RECLAIM_COMPLETE",
+    "ALLOCATE",
+    "COPY",
+    "COPY_NOTIFY",
+    "DEALLOCATE",
+    "IO_ADVISE",
+    "LAYOUTERROR",
+    "LAYOUTSTATS",
+    "OFFLOAD_CANCEL",
+    "OFFLOAD_STATUS",
+    "READ_PLUS",
+    "SEEK",
+    "WRITE_SAME",
+    "CLONE",
+    "GETXATTR",
+    "SETXATTR",
+    "LISTXATTRS",
+    "REMOVEXATTR",
 };
+_Static_assert(sizeof(v4_names) / sizeof(v4_names[0]) == NFS_NOPS,
+    "a name for every NFSv4 opcode counted");
 
 /* RFC 1094 section 2.2 */
 static const char *const v2_names[18] = {
