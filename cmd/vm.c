@@ -381,10 +381,7 @@ confs(struct run *r)
 {
 	struct vm_opts *o = r->o;
 	size_t ncell = o->nkernel * o->nfstype;
-	int parallel = o->bisect ? 1 : o->jobs;
 
-	if ((size_t)parallel > ncell)
-		parallel = (int)ncell;
 	for (size_t i = 0; i < o->nkernel; i++)
 		for (size_t f = 0; f < o->nfstype; f++) {
 			struct vm_cell_conf *c = &r->conf[i * o->nfstype + f];
@@ -402,7 +399,6 @@ confs(struct run *r)
 			c->njob = o->njob;
 			c->job = o->job;
 			c->qemu_version = r->qemu;
-			c->parallel_guests = parallel;
 			c->nfs_server =
 			    o->nfs_opts != NULL ? o->nfs_server : NULL;
 			c->nfs_opts = o->nfs_opts;
@@ -420,10 +416,54 @@ fsname(const struct vm_cell_conf *c)
 	return strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype;
 }
 
+static int
+active(const struct vm_cell *c)
+{
+	return c->state == VM_SERVER || c->state == VM_RUNNING ||
+	    c->state == VM_RETRY;
+}
+
+/*
+ * One step of a cell under way: DONE and FAILED end it (its result kept,
+ * or its error said), RETRY starts it again under TCG. 1 while it is
+ * under way, 0 when it ended well, -1 when it failed.
+ */
+static int
+step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
+{
+	const struct vm_cell_conf *cf = c->c;
+	enum vm_state s = vm_cell_poll(c, errbuf, len);
+
+	if (s == VM_RETRY) {
+		fprintf(stderr,
+		    "ubcreplay vm: %s %s: KVM cannot run it; again under "
+		    "TCG\n",
+		    cf->kernel->release, fsname(cf));
+		s = vm_cell_retry(c, errbuf, len) == -1 ? VM_FAILED : c->state;
+	}
+	if (s == VM_SERVER || s == VM_RUNNING)
+		return 1;
+	if (s == VM_DONE &&
+	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL) {
+		fprintf(stderr,
+		    "ubcreplay vm: %s %s: done under %s in %.1f s (%.1f s "
+		    "to the job)\n",
+		    cf->kernel->release, fsname(cf), c->accel,
+		    (double)(vm_now_ns() - c->guest.start_ns) / 1e9,
+		    (double)c->boot_ns / 1e9);
+		vm_cell_cleanup(c);
+		return 0;
+	}
+	warnx("%s", errbuf);
+	vm_cell_cleanup(c);
+	return -1;
+}
+
 /*
  * Runs the cells named by idx, up to jobs at once, into r->doc. -1 when
  * one failed (each failure said), or a signal came (every guest killed,
- * every temporary file removed).
+ * every temporary file removed). Each cell records the most cells that
+ * were under way at once while it was.
  */
 static int
 run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
@@ -457,34 +497,22 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 			}
 			running++;
 		}
+		for (size_t i = 0; i < next; i++)
+			if (active(&cell[i]) &&
+			    cell[i].parallel_guests < (int)running)
+				cell[i].parallel_guests = (int)running;
 		if (replay_stop_requested() || running == 0)
 			break;
 		for (size_t i = 0; i < next; i++) {
-			struct vm_cell *c = &cell[i];
-			const struct vm_cell_conf *cf = c->c;
-			enum vm_state s;
+			int s;
 
-			if (c->state != VM_RUNNING)
-				continue;
-			s = vm_cell_poll(c, errbuf, sizeof(errbuf));
-			if (s == VM_RUNNING)
+			if (!active(&cell[i]) || replay_stop_requested() ||
+			    (s = step(r, &cell[i], idx[i], errbuf,
+			         sizeof(errbuf))) == 1)
 				continue;
 			running--;
-			if (s == VM_DONE &&
-			    (r->doc[idx[i]] = vm_cell_result(
-			         c, errbuf, sizeof(errbuf))) != NULL)
-				fprintf(stderr,
-				    "ubcreplay vm: %s %s: done under %s in "
-				    "%.1f s (%.1f s to the job)\n",
-				    cf->kernel->release, fsname(cf), c->accel,
-				    (double)(vm_now_ns() - c->guest.start_ns) /
-				        1e9,
-				    (double)c->boot_ns / 1e9);
-			else {
-				warnx("%s", errbuf);
+			if (s == -1)
 				status = -1;
-			}
-			vm_cell_cleanup(c);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -560,7 +588,7 @@ write_results(struct run *r, char names[][PATH_MAX])
 static void
 caveats(const struct run *r)
 {
-	int tcg = 0, parallel = 0;
+	int tcg = 0, parallel = 1;
 
 	for (size_t i = 0; i < r->ncell; i++) {
 		json_t *vm = json_object_get(r->doc[i], "vm");
@@ -569,15 +597,16 @@ caveats(const struct run *r)
 			continue;
 		tcg |= strcmp(json_string_value(json_object_get(vm, "accel")),
 		           "tcg") == 0;
-		parallel |= result_geti(vm, "parallel_guests") > 1;
+		if (result_geti(vm, "parallel_guests") > parallel)
+			parallel = (int)result_geti(vm, "parallel_guests");
 	}
 	if (tcg)
 		warnx("under TCG the guests' elapsed times are emulated: "
 		      "compare sizes, not times");
-	if (parallel)
+	if (parallel > 1)
 		warnx("warning: %d guests ran at once: their times are not "
 		      "comparable",
-		    r->o->jobs);
+		    parallel);
 }
 
 /*
