@@ -402,6 +402,12 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		memmove(st, st + strlen(INIT_SAYS),
 		    strlen(st + strlen(INIT_SAYS)) + 1);
 	if (st[0] == '\0') {
+		if (WIFSIGNALED(cell->guest.status)) {
+			snprintf(what, sizeof(what),
+			    "QEMU was killed by signal %d before the job ended",
+			    WTERMSIG(cell->guest.status));
+			return failed(cell, what, "console.log", err, errlen);
+		}
 		if (WIFEXITED(cell->guest.status) &&
 		    WEXITSTATUS(cell->guest.status) != 0) {
 			char log[PATH_MAX], tail[1024];
