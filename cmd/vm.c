@@ -314,6 +314,9 @@ struct run {
 	char qemu[32];
 	size_t ncell;
 	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfstype + f] */
+	struct vm_modset *mods;    /* each conf's modules, the same way */
+	char kdir[PATH_MAX];       /* the vmlinux files unpacked, or "" */
+	char (*boot)[PATH_MAX];    /* what QEMU boots, per kernel */
 	json_t **doc;              /* each cell's result, or NULL */
 };
 
@@ -363,17 +366,38 @@ check(struct run *r)
 			if (o->nfs_server != NULL)
 				nn += vm_nfs_modules(
 				    o->nfs_server, names + nn, 16 - nn);
-			struct vm_modset set;
-
-			if (vm_modules_resolve(&r->k[i], names, nn, &set,
-			        errbuf, sizeof(errbuf)) == -1) {
+			if (vm_modules_resolve(&r->k[i], names, nn,
+			        &r->mods[i * o->nfstype + f], errbuf,
+			        sizeof(errbuf)) == -1) {
 				warnx("kernel '%s': %s", o->kernel[i], errbuf);
 				return -1;
 			}
-			vm_modules_free(&set);
 		}
 	}
 	return 0;
+}
+
+/*
+ * Each kernel's vmlinux, unpacked once for all its cells into a directory
+ * of the run's where it can be, for speed; else the image boots as it is.
+ */
+static void
+unpack(struct run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	char errbuf[1024];
+
+	snprintf(r->kdir, sizeof(r->kdir), "%s/ubcreplay-vmlinux.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	if (mkdtemp(r->kdir) == NULL)
+		r->kdir[0] = '\0';
+	for (size_t i = 0; i < r->o->nkernel; i++) {
+		snprintf(r->boot[i], PATH_MAX, "%s/vmlinux-%zu", r->kdir, i);
+		if (r->kdir[0] == '\0' ||
+		    vm_kernel_unpack(
+		        &r->k[i], r->boot[i], errbuf, sizeof(errbuf)) == -1)
+			snprintf(r->boot[i], PATH_MAX, "%s", r->k[i].path);
+	}
 }
 
 static void
@@ -387,6 +411,8 @@ confs(struct run *r)
 			struct vm_cell_conf *c = &r->conf[i * o->nfstype + f];
 
 			c->kernel = &r->k[i];
+			c->mods = &r->mods[i * o->nfstype + f];
+			c->boot = r->boot[i];
 			c->fstype = o->fstype[f];
 			c->mkfs_opts = o->mkfs_opts;
 			c->mount_opts = o->mount_opts;
@@ -743,6 +769,25 @@ bisect(struct run *r)
 	return EXIT_SUCCESS;
 }
 
+static void
+run_free(struct run *r, char (*names)[PATH_MAX])
+{
+	size_t n = r->o->nkernel * r->o->nfstype;
+
+	for (size_t i = 0; r->doc != NULL && i < n; i++)
+		json_decref(r->doc[i]);
+	for (size_t i = 0; r->mods != NULL && i < n; i++)
+		vm_modules_free(&r->mods[i]);
+	if (r->kdir[0] != '\0')
+		vm_rmtree(r->kdir);
+	free(r->boot);
+	free(r->k);
+	free(r->conf);
+	free(r->mods);
+	free(r->doc);
+	free(names);
+}
+
 int
 cmd_vm(int argc, char **argv)
 {
@@ -761,19 +806,24 @@ cmd_vm(int argc, char **argv)
 	r.o = &o;
 	r.k = calloc(o.nkernel, sizeof(*r.k));
 	r.conf = calloc(o.nkernel * o.nfstype, sizeof(*r.conf));
+	r.mods = calloc(o.nkernel * o.nfstype, sizeof(*r.mods));
+	r.boot = calloc(o.nkernel, sizeof(*r.boot));
 	r.doc = calloc(o.nkernel * o.nfstype, sizeof(*r.doc));
 	names = calloc(o.nkernel * o.nfstype, sizeof(*names));
-	if (r.k == NULL || r.conf == NULL || r.doc == NULL || names == NULL) {
+	if (r.k == NULL || r.conf == NULL || r.mods == NULL || r.boot == NULL ||
+	    r.doc == NULL || names == NULL) {
 		warnx("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* From here a signal is a flag: the unpacked kernels get removed. */
+	replay_catch_signals();
 	if (check(&r) == -1) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	unpack(&r);
 	confs(&r);
-	replay_catch_signals();
 	if (o.bisect) {
 		rc = bisect(&r);
 		failed = 0;
@@ -792,12 +842,7 @@ cmd_vm(int argc, char **argv)
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
 	if ((sig = replay_stop_requested()) != 0) {
-		for (size_t i = 0; i < r.ncell; i++)
-			json_decref(r.doc[i]);
-		free(r.k);
-		free(r.conf);
-		free(r.doc);
-		free(names);
+		run_free(&r, names);
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
@@ -824,11 +869,6 @@ cmd_vm(int argc, char **argv)
 		}
 	}
 out:
-	for (size_t i = 0; r.doc != NULL && i < r.ncell; i++)
-		json_decref(r.doc[i]);
-	free(r.k);
-	free(r.conf);
-	free(r.doc);
-	free(names);
+	run_free(&r, names);
 	return rc;
 }

@@ -108,20 +108,10 @@ int
 vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	const char *names[16];
 	const char *tmp = getenv("TMPDIR");
 	char p[PATH_MAX], msg[1024], *conf;
-	size_t n = vm_modules_needed(c->fstype, names, 16);
 	int r;
 
-	if (c->nfs_server != NULL)
-		n += vm_nfs_modules(c->nfs_server, names + n, 16 - n);
-
-	if (vm_modules_resolve(
-	        c->kernel, names, n, &cell->mods, msg, sizeof(msg)) == -1) {
-		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
-		return -1;
-	}
 	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
 	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 	if (mkdtemp(cell->dir) == NULL) {
@@ -143,17 +133,13 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	if ((conf = conftext(cell, err, errlen)) == NULL)
 		return -1;
 	path(cell, "initramfs.cpio.gz", p, sizeof(p));
-	r = vm_initramfs_write(p, &cell->mods, conf, msg, sizeof(msg));
+	r = vm_initramfs_write(p, c->mods, conf, msg, sizeof(msg));
 	free(conf);
 	if (r == -1) {
 		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
 		return -1;
 	}
 	snprintf(cell->cmdline, sizeof(cell->cmdline), "%s", CMDLINE);
-	/* Unpacked if it can be, for speed; else the image boots as it is. */
-	path(cell, "vmlinux", cell->boot, sizeof(cell->boot));
-	if (vm_kernel_unpack(c->kernel, cell->boot, msg, sizeof(msg)) == -1)
-		snprintf(cell->boot, sizeof(cell->boot), "%s", c->kernel->path);
 	return 0;
 }
 
@@ -172,7 +158,7 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 	path(cell, "console.log", con, sizeof(con));
 	path(cell, "qemu.log", log, sizeof(log));
 	memset(&g, 0, sizeof(g));
-	g.kernel = cell->boot;
+	g.kernel = c->boot;
 	g.initrd = initrd;
 	g.cmdline = cell->cmdline;
 	g.image = img;
@@ -486,7 +472,6 @@ vm_cell_cleanup(struct vm_cell *cell)
 {
 	vm_guest_kill(&cell->guest);
 	vm_nfs_stop(cell);
-	vm_modules_free(&cell->mods);
 	if (cell->dir[0] != '\0')
 		vm_rmtree(cell->dir);
 	cell->dir[0] = '\0';

@@ -182,6 +182,17 @@ int64_t vm_now_ns(void);
 
 struct vm_cell_conf {
 	const struct vm_kernel *kernel;
+	/*
+	 * The modules the cell loads, resolved once per kernel and
+	 * filesystem by the caller (vm_modules_needed, vm_nfs_modules,
+	 * vm_modules_resolve) and shared by its cells.
+	 */
+	const struct vm_modset *mods;
+	/*
+	 * What QEMU boots: the vmlinux the caller unpacked once per kernel
+	 * (vm_kernel_unpack), or the bzImage itself.
+	 */
+	const char *boot;
 	const char *fstype;     /* "ext4", ..., or "none" for a raw disk */
 	const char *mkfs_opts;  /* "" for none */
 	const char *mount_opts; /* "" for none */
@@ -215,9 +226,6 @@ struct vm_cell {
 	const struct vm_cell_conf *c;
 	char dir[PATH_MAX]; /* the cell's temporary directory */
 	char cmdline[512];
-	char boot[PATH_MAX]; /* what QEMU boots: the vmlinux unpacked, or
-	                        the bzImage */
-	struct vm_modset mods;
 	struct vm_guest guest;
 	enum vm_state state;
 	char accel[8];   /* the accelerator that ran it */
@@ -273,7 +281,7 @@ int vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen);
 void vm_nfs_stop(struct vm_cell *cell);
 
 void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);
-/* Resolves modules, makes the temporary directory, image and initramfs. */
+/* Makes the temporary directory, image and initramfs. */
 int vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen);
 /*
  * accel "kvm" or "tcg"; with conf accel "auto", kvm unless it failed
