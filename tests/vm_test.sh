@@ -202,6 +202,16 @@ bisect_body()
 	done
 	atf_check -s exit:0 -o save:path -e ignore "$ubc" vm --bisect $VMOPTS \
 	    -j 2 -n 5 --fail-if write.mean_bytes:+5% $args -o out "$small"
+	# The ends ran side by side (-j 2); every other kernel alone.
+	for k in $ks; do
+		r=out/$(pkgrel "$k")-ext4.json
+		[ -f "$r" ] || continue
+		par=1
+		[ "$k" = "$(echo "$ks" | head -1)" ] || [ "$k" = "$(echo "$ks" | tail -1)" ] &&
+		    par=2
+		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = $par ] ||
+		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not $par"
+	done
 	grep -q "^first bad kernel: $want " path || atf_fail "not $want: $(cat path)"
 	# The ends, then one boot per halving.
 	max=2
@@ -212,16 +222,6 @@ bisect_body()
 	done
 	boots=$(ls out | wc -l)
 	[ "$boots" -le $max ] || atf_fail "$boots boots for $n kernels, more than $max"
-	# The ends ran side by side (-j 2); every other kernel alone.
-	for k in $ks; do
-		r=out/$(pkgrel "$k")-ext4.json
-		[ -f "$r" ] || continue
-		want=1
-		[ "$k" = "$(echo "$ks" | head -1)" ] || [ "$k" = "$(echo "$ks" | tail -1)" ] &&
-		    want=2
-		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = $want ] ||
-		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not $want"
-	done
 	rm -rf out
 	no_leftovers
 }
