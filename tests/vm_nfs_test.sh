@@ -328,10 +328,11 @@ ganesha_sigint_body()
 	    -O vers=3 -n 1 -o out "$small" >log 2>&1 &
 	pid=$!
 	n=0
-	until g=$(pgrep -f "ganesha.nfsd.*$PWD/tmp"); do
+	# Its pid file, written early in its start, well before it listens.
+	until g=$(cat tmp/*/ganesha.pid 2>/dev/null) && [ -n "$g" ]; do
 		n=$((n + 1))
-		[ $n -lt 600 ] || atf_fail "ganesha never started: $(cat log)"
-		sleep 0.05
+		[ $n -lt 6000 ] || atf_fail "ganesha never started: $(cat log)"
+		sleep 0.01
 	done
 	# A ganesha that does not come up: ubcreplay would wait 20 s for it
 	# before it looked at the signal again.

@@ -322,6 +322,31 @@ qemu_killed_body()
 	no_leftovers
 }
 
+atf_test_case bisect_parallel
+bisect_parallel_head()
+{
+	atf_set "descr" "--bisect -j 2: the two ends, run side by side, record parallel_guests 2"
+	atf_set "timeout" "600"
+}
+bisect_parallel_body()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	# Whatever the gate says of two runs, both ends' results are written.
+	atf_check -s ignore -o ignore -e ignore "$ubc" vm --bisect $VMOPTS \
+	    -j 2 -k "$k1" -k "$k2" --fail-if read.mean_bytes:+5% -o out -- \
+	    dd if=/dev/vda of=/dev/null bs=64k count=64 -n 2
+	for k in "$k1" "$k2"; do
+		r=out/$(pkgrel "$k")-raw.json
+		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = 2 ] ||
+		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not 2"
+	done
+	rm -rf out
+	no_leftovers
+}
+
 # bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
 bad()
 {
@@ -507,6 +532,7 @@ atf_init_test_cases()
 	atf_add_test_case xfs
 	atf_add_test_case dd
 	atf_add_test_case bisect
+	atf_add_test_case bisect_parallel
 	atf_add_test_case not_a_kernel
 	atf_add_test_case missing_module
 	atf_add_test_case dead_qemu
