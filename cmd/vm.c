@@ -403,6 +403,9 @@ struct run {
 	char qemu[32];
 	size_t ncell;
 	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfstype + f] */
+	struct vm_modset *mods;    /* each conf's modules, the same way */
+	char kdir[PATH_MAX];       /* the vmlinux files unpacked, or "" */
+	char (*boot)[PATH_MAX];    /* what QEMU boots, per kernel */
 	json_t **doc;              /* each cell's result, or NULL */
 	char exe_sha256[65], archive_sha256[65];
 	struct vm_plan plan; /* the cells as data, with their ids */
@@ -467,13 +470,50 @@ check(struct run *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-	for (size_t i = 0; i < o->nkernel; i++)
+	for (size_t i = 0; i < o->nkernel; i++) {
 		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
 		        sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
+		for (size_t f = 0; f < o->nfstype; f++) {
+			const char *names[16];
+			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
+
+			if (o->nfs_server != NULL)
+				nn += vm_nfs_modules(
+				    o->nfs_server, names + nn, 16 - nn);
+			if (vm_modules_resolve(&r->k[i], names, nn,
+			        &r->mods[i * o->nfstype + f], errbuf,
+			        sizeof(errbuf)) == -1) {
+				warnx("kernel '%s': %s", o->kernel[i], errbuf);
+				return -1;
+			}
+		}
+	}
 	return 0;
+}
+
+/*
+ * Each kernel's vmlinux, unpacked once for all its cells into a directory
+ * of the run's where it can be, for speed; else the image boots as it is.
+ */
+static void
+unpack(struct run *r)
+{
+	char errbuf[1024];
+
+	snprintf(r->kdir, sizeof(r->kdir), "%s/ubcreplay-vmlinux.XXXXXX",
+	    vm_tmpdir());
+	if (mkdtemp(r->kdir) == NULL)
+		r->kdir[0] = '\0';
+	for (size_t i = 0; i < r->o->nkernel; i++) {
+		snprintf(r->boot[i], PATH_MAX, "%s/vmlinux-%zu", r->kdir, i);
+		if (r->kdir[0] == '\0' ||
+		    vm_kernel_unpack(
+		        &r->k[i], r->boot[i], errbuf, sizeof(errbuf)) == -1)
+			snprintf(r->boot[i], PATH_MAX, "%s", r->k[i].path);
+	}
 }
 
 static void
@@ -481,15 +521,14 @@ confs(struct run *r)
 {
 	struct vm_opts *o = r->o;
 	size_t ncell = o->nkernel * o->nfstype;
-	int parallel = o->bisect ? 1 : o->jobs;
 
-	if ((size_t)parallel > ncell)
-		parallel = (int)ncell;
 	for (size_t i = 0; i < o->nkernel; i++)
 		for (size_t f = 0; f < o->nfstype; f++) {
 			struct vm_cell_conf *c = &r->conf[i * o->nfstype + f];
 
 			c->kernel = &r->k[i];
+			c->mods = &r->mods[i * o->nfstype + f];
+			c->boot = r->boot[i];
 			c->fstype = o->fstype[f];
 			c->mkfs_opts = o->mkfs_opts;
 			c->mount_opts = o->mount_opts;
@@ -503,7 +542,6 @@ confs(struct run *r)
 			c->njob = o->njob;
 			c->job = o->job;
 			c->qemu_version = r->qemu;
-			c->parallel_guests = parallel;
 			c->nfs_server =
 			    o->nfs_opts != NULL ? o->nfs_server : NULL;
 			c->nfs_opts = o->nfs_opts;
@@ -521,10 +559,54 @@ fsname(const struct vm_cell_conf *c)
 	return strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype;
 }
 
+static int
+active(const struct vm_cell *c)
+{
+	return c->state == VM_SERVER || c->state == VM_RUNNING ||
+	    c->state == VM_RETRY;
+}
+
+/*
+ * One step of a cell under way: DONE and FAILED end it (its result kept,
+ * or its error said), RETRY starts it again under TCG. 1 while it is
+ * under way, 0 when it ended well, -1 when it failed.
+ */
+static int
+step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
+{
+	const struct vm_cell_conf *cf = c->c;
+	enum vm_state s = vm_cell_poll(c, errbuf, len);
+
+	if (s == VM_RETRY) {
+		fprintf(stderr,
+		    "ubcreplay vm: %s %s: KVM cannot run it; again under "
+		    "TCG\n",
+		    vm_kernel_name(cf->kernel), fsname(cf));
+		s = vm_cell_retry(c, errbuf, len) == -1 ? VM_FAILED : c->state;
+	}
+	if (s == VM_SERVER || s == VM_RUNNING)
+		return 1;
+	if (s == VM_DONE &&
+	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL) {
+		fprintf(stderr,
+		    "ubcreplay vm: %s %s: done under %s in %.1f s (%.1f s "
+		    "to the job)\n",
+		    vm_kernel_name(cf->kernel), fsname(cf), c->accel,
+		    (double)(vm_now_ns() - c->guest.start_ns) / 1e9,
+		    (double)c->boot_ns / 1e9);
+		vm_cell_cleanup(c);
+		return 0;
+	}
+	warnx("%s", errbuf);
+	vm_cell_cleanup(c);
+	return -1;
+}
+
 /*
  * Runs the cells named by idx, up to jobs at once, into r->doc. -1 when
  * one failed (each failure said), or a signal came (every guest killed,
- * every temporary file removed).
+ * every temporary file removed). Each cell records the most cells that
+ * were under way at once while it was.
  */
 static int
 run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
@@ -558,35 +640,22 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 			}
 			running++;
 		}
+		for (size_t i = 0; i < next; i++)
+			if (active(&cell[i]) &&
+			    cell[i].parallel_guests < (int)running)
+				cell[i].parallel_guests = (int)running;
 		if (replay_stop_requested() || running == 0)
 			break;
 		for (size_t i = 0; i < next; i++) {
-			struct vm_cell *c = &cell[i];
-			const struct vm_cell_conf *cf = c->c;
-			enum vm_state s;
+			int s;
 
-			if (c->state != VM_RUNNING)
-				continue;
-			s = vm_cell_poll(c, errbuf, sizeof(errbuf));
-			if (s == VM_RUNNING)
+			if (!active(&cell[i]) || replay_stop_requested() ||
+			    (s = step(r, &cell[i], idx[i], errbuf,
+			         sizeof(errbuf))) == 1)
 				continue;
 			running--;
-			if (s == VM_DONE &&
-			    (r->doc[idx[i]] = vm_cell_result(
-			         c, errbuf, sizeof(errbuf))) != NULL)
-				fprintf(stderr,
-				    "ubcreplay vm: %s %s: done under %s in "
-				    "%.1f s (%.1f s to the job)\n",
-				    vm_kernel_name(cf->kernel), fsname(cf),
-				    c->accel,
-				    (double)(vm_now_ns() - c->guest.start_ns) /
-				        1e9,
-				    (double)c->boot_ns / 1e9);
-			else {
-				warnx("%s", errbuf);
+			if (s == -1)
 				status = -1;
-			}
-			vm_cell_cleanup(c);
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -683,7 +752,7 @@ write_results(struct run *r, char names[][PATH_MAX])
 static void
 caveats(const struct run *r)
 {
-	int tcg = 0, parallel = 0;
+	int tcg = 0, parallel = 1;
 
 	for (size_t i = 0; i < r->ncell; i++) {
 		json_t *vm = json_object_get(r->doc[i], "vm");
@@ -692,15 +761,16 @@ caveats(const struct run *r)
 			continue;
 		tcg |= strcmp(json_string_value(json_object_get(vm, "accel")),
 		           "tcg") == 0;
-		parallel |= result_geti(vm, "parallel_guests") > 1;
+		if (result_geti(vm, "parallel_guests") > parallel)
+			parallel = (int)result_geti(vm, "parallel_guests");
 	}
 	if (tcg)
 		warnx("under TCG the guests' elapsed times are emulated: "
 		      "compare sizes, not times");
-	if (parallel)
+	if (parallel > 1)
 		warnx("warning: %d guests ran at once: their times are not "
 		      "comparable",
-		    r->o->jobs);
+		    parallel);
 }
 
 /*
@@ -1030,6 +1100,25 @@ merge(struct run *r)
 	return rc;
 }
 
+static void
+run_free(struct run *r, char (*names)[PATH_MAX])
+{
+	size_t n = r->o->nkernel * r->o->nfstype;
+
+	for (size_t i = 0; r->doc != NULL && i < n; i++)
+		json_decref(r->doc[i]);
+	for (size_t i = 0; r->mods != NULL && i < n; i++)
+		vm_modules_free(&r->mods[i]);
+	if (r->kdir[0] != '\0')
+		vm_rmtree(r->kdir);
+	free(r->boot);
+	free(r->k);
+	free(r->conf);
+	free(r->mods);
+	free(r->doc);
+	free(names);
+}
+
 int
 cmd_vm(int argc, char **argv)
 {
@@ -1050,13 +1139,18 @@ cmd_vm(int argc, char **argv)
 		return merge(&r);
 	r.k = calloc(o.nkernel, sizeof(*r.k));
 	r.conf = calloc(o.nkernel * o.nfstype, sizeof(*r.conf));
+	r.mods = calloc(o.nkernel * o.nfstype, sizeof(*r.mods));
+	r.boot = calloc(o.nkernel, sizeof(*r.boot));
 	r.doc = calloc(o.nkernel * o.nfstype, sizeof(*r.doc));
 	names = calloc(o.nkernel * o.nfstype, sizeof(*names));
-	if (r.k == NULL || r.conf == NULL || r.doc == NULL || names == NULL) {
+	if (r.k == NULL || r.conf == NULL || r.mods == NULL || r.boot == NULL ||
+	    r.doc == NULL || names == NULL) {
 		warnx("out of memory");
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* From here a signal is a flag: the unpacked kernels get removed. */
+	replay_catch_signals();
 	if (check(&r) == -1) {
 		rc = EXIT_USAGE;
 		goto out;
@@ -1078,7 +1172,8 @@ cmd_vm(int argc, char **argv)
 		rc = o.plan != NULL ? EXIT_SUCCESS : merge(&r);
 		goto out;
 	}
-	replay_catch_signals();
+	/* Once per kernel, for all its cells; a plan or a merge boots none. */
+	unpack(&r);
 	if (o.bisect) {
 		rc = bisect(&r);
 		failed = 0;
@@ -1104,12 +1199,7 @@ cmd_vm(int argc, char **argv)
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
 	if ((sig = replay_stop_requested()) != 0) {
-		for (size_t i = 0; i < r.ncell; i++)
-			json_decref(r.doc[i]);
-		free(r.k);
-		free(r.conf);
-		free(r.doc);
-		free(names);
+		run_free(&r, names);
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
@@ -1138,11 +1228,6 @@ cmd_vm(int argc, char **argv)
 	}
 out:
 	vm_plan_free(&r.plan);
-	for (size_t i = 0; r.doc != NULL && i < r.ncell; i++)
-		json_decref(r.doc[i]);
-	free(r.k);
-	free(r.conf);
-	free(r.doc);
-	free(names);
+	run_free(&r, names);
 	return rc;
 }

@@ -101,3 +101,75 @@ bad()
 	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
 	no_leftovers
 }
+
+# fake_qemu MODE: a qemu-system-x86_64 early on PATH (./fakebin) that
+# notes each guest's accelerator in ./qemu-starts and otherwise runs the
+# real one, except:
+#   kvm-death  under -accel kvm: QEMU's "KVM internal error", then it spins,
+#              as QEMU does on a KVM that cannot run the guest;
+#   dies       under -accel kvm: stops its parent (ubcreplay), makes its
+#              console file and exits 1, then touches ./qemu-died: a QEMU
+#              dead at its start that the parent notices only late (the
+#              test continues it);
+#   late       under -accel tcg: stops its parent, runs the real QEMU, and
+#              when the guest's start file appears notes when (ns since
+#              this QEMU began) in ./started-seen and continues the parent
+#              8 s later: a poll that comes late.
+# UBCREPLAY_VM_ASSUME_KVM=1 makes --accel auto try KVM on this machine.
+fake_qemu()
+{
+	real=$(command -v qemu-system-x86_64) || atf_skip "needs qemu-system-x86_64"
+	mkdir -p fakebin
+	cat >fakebin/qemu-system-x86_64 <<EOF
+#!/bin/sh
+began=\$(date +%s%N)
+case " \$* " in
+*" -accel kvm "*)
+	echo kvm >>"$PWD/qemu-starts"
+	case $1 in
+	kvm-death)
+		echo "KVM internal error. Suberror: 1" >&2
+		echo "emulation failure" >&2
+		exec sleep 600 ;;
+	dies)
+		kill -STOP \$PPID
+		# As QEMU does: its console file is made before it fails.
+		for a; do
+			case \$a in
+			file:*) : >"\${a#file:}" ;;
+			esac
+		done
+		echo "qemu-system-x86_64: this start fails" >&2
+		: >"$PWD/qemu-died"
+		exit 1 ;;
+	esac ;;
+*" -accel tcg "*)
+	echo tcg >>"$PWD/qemu-starts"
+	if [ $1 = late ]; then
+		for a; do
+			case \$a in
+			local,path=*,mount_tag=ubcout,*)
+				out=\${a#local,path=}
+				out=\${out%%,mount_tag=ubcout,*} ;;
+			esac
+		done
+		# The parent sleeps through the boot and 8 s more.
+		parent=\$PPID
+		kill -STOP \$parent
+		"$real" "\$@" &
+		q=\$!
+		(
+			until [ -e "\$out/started" ]; do sleep 0.02; done
+			echo \$((\$(date +%s%N) - began)) >"$PWD/started-seen"
+			sleep 8
+			kill -CONT \$parent
+		) &
+		wait \$q
+		exit \$?
+	fi ;;
+esac
+exec "$real" "\$@"
+EOF
+	chmod +x fakebin/qemu-system-x86_64
+	export PATH="$PWD/fakebin:$PATH" UBCREPLAY_VM_ASSUME_KVM=1
+}

@@ -43,12 +43,14 @@ require_guest()
 	export TMPDIR=$PWD/tmp
 }
 
-# One cell: the small archive onto NFS, 2 runs; the result in out/.
+# One cell: the small archive onto NFS, $runs runs (2 unless set); the
+# result in out/. More arguments go to ubcreplay vm (after --accel tcg).
 nfs_cell()
 {
 	server=$1 opts=$2
-	"$ubc" vm -k "$kernel" --accel tcg -t nfs --nfs-server "$server" \
-	    -O "$opts" -n 2 -o out "$small" >log 2>&1 ||
+	shift 2
+	"$ubc" vm -k "$kernel" --accel tcg "$@" -t nfs --nfs-server "$server" \
+	    -O "$opts" -n "${runs:-2}" -o out "$small" >log 2>&1 ||
 	    atf_fail "ubcreplay vm failed: $(tail -20 log)"
 	result=$(ls out/*-nfs.json)
 	[ -f "$result" ] || atf_fail "no RELEASE-nfs.json in out/: $(ls out)"
@@ -60,7 +62,8 @@ check_layers()
 	server=$1
 	data=$(bsdtar -tvf "$small" | awk '$1 ~ /^-/ {s += $5} END {print s}')
 	[ "$data" -gt 0 ] || atf_fail "bsdtar read no data bytes"
-	for i in 0 1; do
+	i=0
+	while [ $i -lt "${runs:-2}" ]; do
 		run=".runs[$i]"
 		acked=$(jq "$run.nfs.write.bytes_done" "$result")
 		calls=$(jq "$run.nfs.write.calls" "$result")
@@ -78,6 +81,7 @@ check_layers()
 		[ "$(jq "$run.nfs.commit.calls" "$result")" = \
 		    "$(jq "$run.mountstats.COMMIT.ops" "$result")" ] ||
 		    atf_fail "run $((i + 1)): COMMITs differ from mountstats"
+		i=$((i + 1))
 	done
 	[ "$server" = knfsd ] || return 0
 	# Every phase: the exact probe's requests on the server's disk are the
@@ -176,6 +180,186 @@ ganesha_v41_body()
 	check_layers ganesha
 }
 
+atf_test_case ganesha_kvm_fallback
+ganesha_kvm_fallback_head()
+{
+	atf_set descr "a ganesha cell whose KVM attempt dies runs again under TCG with a fresh set-up and export"
+	atf_set timeout 900
+}
+ganesha_kvm_fallback_body()
+{
+	require_guest ganesha
+	fake_qemu kvm-death
+	runs=1
+	# --accel tcg first, then auto: the last one given is taken.
+	nfs_cell ganesha vers=3 --accel auto --mem 512 --cpus 1
+	[ "$(tr '\n' ' ' <qemu-starts)" = "kvm tcg " ] ||
+	    atf_fail "QEMU's starts: $(tr '\n' ' ' <qemu-starts)"
+	[ "$(jq -r .vm.accel "$result")" = tcg ] || atf_fail "not run under TCG"
+	check_layers ganesha
+	rm -rf out
+	mkdir out
+	check_nothing_left
+}
+
+# A ganesha of the test's own on the host's 127.0.0.1:2049, exporting
+# ./side-export, with an rpcbind of its own unless one runs already; skips
+# when port 2049 is taken.
+side_ganesha()
+{
+	ss -ltnH 'sport = :2049' | grep -q . && atf_skip "port 2049 is taken on this host"
+	mkdir -p side-export
+	cat >side.conf <<EOF
+NFS_CORE_PARAM {
+	Bind_Addr = 127.0.0.1;
+	NFS_Port = 2049;
+	Protocols = 3, 4;
+	Enable_NLM = false;
+	Enable_RQUOTA = false;
+	Enable_UDP = false;
+}
+NFSv4 { Graceless = true; RecoveryRoot = "$PWD/side-recovery"; }
+EXPORT {
+	Export_Id = 7; Path = "$PWD/side-export"; Pseudo = /side;
+	Access_Type = RW; Squash = No_Root_Squash; Protocols = 3, 4;
+	Transports = TCP; SecType = sys; FSAL { Name = VFS; }
+}
+EOF
+	pgrep -x rpcbind >host-rpcbinds
+	if ! ss -ltnH 'sport = :111' | grep -q .; then
+		/usr/sbin/rpcbind -f -w >side-rpcbind.log 2>&1 &
+		echo $! >side-rpcbind.pid
+		echo $! >>host-rpcbinds
+	fi
+	await_listen 111 "the side rpcbind"
+	/usr/bin/ganesha.nfsd -F -f "$PWD/side.conf" -L "$PWD/side.log" \
+	    -p "$PWD/side.pid" -N NIV_EVENT &
+	echo $! >side-ganesha.pid
+	await_listen 2049 "the side ganesha"
+}
+
+# await_listen PORT WHAT: waits up to 30 s for a listener on the host's PORT.
+await_listen()
+{
+	n=0
+	until ss -ltnH "sport = :$1" | grep -q .; do
+		n=$((n + 1))
+		[ $n -lt 300 ] || atf_fail "$2 did not start: $(tail -3 side.log)"
+		sleep 0.1
+	done
+}
+
+side_stop()
+{
+	for d in ganesha rpcbind; do
+		[ -f side-$d.pid ] && kill -9 "$(cat side-$d.pid)" 2>/dev/null
+	done
+	[ -f side-rpcbind.pid ] && rm -f /run/rpcbind.sock /run/rpcbind.lock
+	return 0
+}
+
+atf_test_case ganesha_parallel cleanup
+ganesha_parallel_head()
+{
+	atf_set descr "two ganesha cells side by side, twice, beside a third ganesha on 2049, in a TMPDIR with a blank and a quote: each its own server, nothing left"
+	atf_set timeout 1800
+}
+ganesha_parallel_body()
+{
+	require_guest ganesha
+	k2=
+	for k in "$top"/build/kernels/*/boot/vmlinuz-6.12.*; do
+		[ -f "$k" ] && { k2=$k; break; }
+	done
+	[ -n "$k2" ] || atf_skip "needs a Debian linux-image-6.12 package under build/kernels/"
+	tmp="$PWD/tmp/a b'c"
+	mkdir -p "$tmp"
+	export TMPDIR="$tmp"
+	side_ganesha
+	for round in 1 2; do
+		rm -rf out
+		"$ubc" vm -k "$kernel" -k "$k2" -j 2 --accel tcg --mem 512 \
+		    --cpus 1 -t nfs --nfs-server ganesha -O vers=4.1 -n 1 \
+		    -o "$PWD/out" "$small" >log 2>&1 ||
+		    atf_fail "round $round: ubcreplay vm failed: $(tail -20 log)"
+		[ "$(ls out/*-nfs.json | wc -l)" = 2 ] ||
+		    atf_fail "round $round: not two results: $(ls out)"
+		for result in out/*-nfs.json; do
+			[ "$(jq .vm.parallel_guests "$result")" = 2 ] ||
+			    atf_fail "$result: parallel_guests $(jq .vm.parallel_guests "$result")"
+			runs=1 check_layers ganesha
+		done
+		# The side server served no cell, and runs on.
+		[ -z "$(ls -A side-export)" ] ||
+		    atf_fail "a cell wrote to the side ganesha: $(ls side-export)"
+		kill -0 "$(cat side-ganesha.pid)" || atf_fail "round $round: the side ganesha died"
+		for p in $(cat host-rpcbinds); do
+			kill -0 $p || atf_fail "round $round: the host's rpcbind $p died"
+		done
+		ss -ltnH 'sport = :2049' | grep -q . ||
+		    atf_fail "round $round: nothing listens on 2049 any more"
+		# Nothing of the cells is left.
+		sleep 1
+		g=$(pgrep -x ganesha.nfsd | grep -vx "$(cat side-ganesha.pid)")
+		r=$(pgrep -x rpcbind | grep -vxF -f host-rpcbinds)
+		[ -z "$g$r" ] || atf_fail "round $round: left running: $(ps -o pid,args -p "$g $r")"
+		pgrep -f "$PWD/(tmp|out)" >/dev/null &&
+		    atf_fail "round $round: left running: $(pgrep -af "$PWD/(tmp|out)")"
+		[ -z "$(ls -A "$tmp")" ] || atf_fail "left in TMPDIR: $(ls -A "$tmp")"
+	done
+}
+ganesha_parallel_cleanup()
+{
+	side_stop
+}
+
+atf_test_case ganesha_sigint
+ganesha_sigint_head()
+{
+	atf_set descr "SIGINT while ganesha starts: acted on at once, nothing left, death by the signal"
+	atf_set timeout 300
+}
+ganesha_sigint_body()
+{
+	require_guest ganesha
+	"$ubc" vm -k "$kernel" --accel tcg -t nfs --nfs-server ganesha \
+	    -O vers=3 -n 1 -o out "$small" >log 2>&1 &
+	pid=$!
+	n=0
+	# Its pid file, written early in its start, well before it listens.
+	until g=$(cat tmp/*/ganesha.pid 2>/dev/null) && [ -n "$g" ]; do
+		n=$((n + 1))
+		[ $n -lt 6000 ] || atf_fail "ganesha never started: $(cat log)"
+		sleep 0.01
+	done
+	# A ganesha that does not come up: ubcreplay would wait 20 s for it
+	# before it looked at the signal again.
+	kill -STOP $g
+	t0=$(date +%s)
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	t=$(($(date +%s) - t0))
+	[ $rc -eq 130 ] || atf_fail "exit $rc, not 130: $(cat log)"
+	[ $t -lt 15 ] || atf_fail "$t s from SIGINT to the exit: the signal waited for ganesha"
+	check_nothing_left
+}
+
+atf_test_case ganesha_needs_root
+ganesha_needs_root_head()
+{
+	atf_set descr "without root, a ganesha cell is refused with the reason"
+}
+ganesha_needs_root_body()
+{
+	require_guest ganesha
+	require_prog setpriv
+	atf_check -s exit:2 -o ignore -e save:err setpriv --reuid=65534 \
+	    --regid=65534 --clear-groups "$ubc" vm -k "$kernel" -t nfs \
+	    --nfs-server ganesha -O vers=3 -n 1 -o out "$small"
+	grep -q "NFS server ganesha needs root" err || atf_fail "$(cat err)"
+}
+
 atf_test_case bad_unreachable
 bad_unreachable_head()
 {
@@ -220,6 +404,10 @@ atf_init_test_cases()
 	atf_add_test_case knfsd_v41
 	atf_add_test_case ganesha_v3
 	atf_add_test_case ganesha_v41
+	atf_add_test_case ganesha_kvm_fallback
+	atf_add_test_case ganesha_parallel
+	atf_add_test_case ganesha_sigint
+	atf_add_test_case ganesha_needs_root
 	atf_add_test_case bad_unreachable
 	atf_add_test_case bad_export
 	atf_add_test_case bad_version

@@ -184,6 +184,16 @@ bisect_body()
 	done
 	atf_check -s exit:0 -o save:path -e ignore "$ubc" vm --bisect $VMOPTS \
 	    -j 2 -n 5 --fail-if write.mean_bytes:+5% $args -o out "$small"
+	# The ends ran side by side (-j 2); every other kernel alone.
+	for k in $ks; do
+		r=out/$(pkgrel "$k")-ext4.json
+		[ -f "$r" ] || continue
+		par=1
+		[ "$k" = "$(echo "$ks" | head -1)" ] || [ "$k" = "$(echo "$ks" | tail -1)" ] &&
+		    par=2
+		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = $par ] ||
+		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not $par"
+	done
 	grep -q "^first bad kernel: $want " path || atf_fail "not $want: $(cat path)"
 	# The ends, then one boot per halving.
 	max=2
@@ -195,6 +205,137 @@ bisect_body()
 	boots=$(ls out | wc -l)
 	[ "$boots" -le $max ] || atf_fail "$boots boots for $n kernels, more than $max"
 	rm -rf out
+	no_leftovers
+}
+
+atf_test_case dead_qemu
+dead_qemu_head()
+{
+	atf_set "descr" "a QEMU dead at its start, noticed late, is a QEMU error, not a KVM one that sends later cells to TCG"
+	atf_set "timeout" "300"
+}
+dead_qemu_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	fake_qemu dies
+	"$ubc" vm $VMOPTS -k "$k" --accel auto -o out -- \
+	    dd if=/dev/vda of=/dev/null bs=64k count=16 -n 1 >/dev/null 2>err &
+	pid=$!
+	n=0
+	until [ -e qemu-died ]; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || { kill -CONT $pid; atf_fail "QEMU never started: $(cat err)"; }
+		sleep 0.1
+	done
+	# Long past the 10 s in which a silent KVM guest is given up on.
+	sleep 12
+	kill -CONT $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 2 ] || atf_fail "exit $rc, not 2: $(cat err)"
+	grep -q "QEMU failed (exit 1): qemu-system-x86_64: this start fails" err ||
+	    atf_fail "not a QEMU error: $(cat err)"
+	[ "$(cat qemu-starts)" = kvm ] ||
+	    atf_fail "QEMU started again: $(cat qemu-starts | tr '\n' ' ')"
+	no_leftovers
+}
+
+atf_test_case boot_time
+boot_time_head()
+{
+	atf_set "descr" "boot_ns is when the guest's job started, not when a busy host noticed it"
+	atf_set "timeout" "600"
+}
+boot_time_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	# The stand-in QEMU stops ubcreplay until 8 s after the start file is
+	# there: a poll that comes late, as behind another cell's preparation.
+	fake_qemu late
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" vm $VMOPTS -k "$k" \
+	    --accel tcg -o out -- dd if=/dev/vda of=/dev/null bs=64k count=16 -n 1
+	seen=$(cat started-seen)
+	boot=$(json out/*-raw.json 'd["vm"]["boot_ns"]')
+	echo "the start file seen $seen ns after QEMU began; boot_ns $boot"
+	# Within 2 s: the QEMU stand-in's own start and its 20 ms polls.
+	[ $((boot - seen)) -lt 2000000000 ] && [ $((seen - boot)) -lt 2000000000 ] ||
+	    atf_fail "boot_ns $boot, the start file appeared at $seen"
+	rm -rf out
+	no_leftovers
+}
+
+atf_test_case qemu_killed
+qemu_killed_head()
+{
+	atf_set "descr" "QEMU killed from outside mid-job: the cell named, exit 2, nothing left, the other cell's result kept"
+	atf_set "timeout" "900"
+}
+qemu_killed_body()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	# One after the other: the first finishes; the second's QEMU is
+	# killed once its job has started.
+	"$ubc" vm $VMOPTS -j 1 -k "$k1" -k "$k2" -o out -- \
+	    dd if=/dev/vda of=/dev/null bs=64k count=256 -n 4 >/dev/null 2>err &
+	pid=$!
+	n=0
+	until grep -q "$(pkgrel "$k1") raw: done" err &&
+	    ls tmp/*/out/started >/dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 6000 ] || atf_fail "the second cell's job never started: $(cat err)"
+		sleep 0.1
+	done
+	q=$(pgrep -f "qemu-system.*$PWD/tmp") || atf_fail "no QEMU left to kill: $(cat err)"
+	kill -9 $q
+	wait $pid
+	rc=$?
+	[ $rc -eq 2 ] || atf_fail "exit $rc, not 2: $(cat err)"
+	grep -q "kernel '$k2': QEMU was killed by signal 9" err ||
+	    atf_fail "the error does not name the cell: $(cat err)"
+	[ -f "out/$(pkgrel "$k1")-raw.json" ] || atf_fail "the finished cell's result is lost"
+	rm -rf out
+	no_leftovers
+}
+
+atf_test_case bisect_parallel
+bisect_parallel_head()
+{
+	atf_set "descr" "--bisect -j 2: the two ends, run side by side, record parallel_guests 2"
+	atf_set "timeout" "600"
+}
+bisect_parallel_body()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	# Whatever the gate says of two runs, both ends' results are written.
+	atf_check -s ignore -o ignore -e ignore "$ubc" vm --bisect $VMOPTS \
+	    -j 2 -k "$k1" -k "$k2" --fail-if read.mean_bytes:+5% -o out -- \
+	    dd if=/dev/vda of=/dev/null bs=64k count=64 -n 2
+	for k in "$k1" "$k2"; do
+		r=out/$(pkgrel "$k")-raw.json
+		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = 2 ] ||
+		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not 2"
+	done
+	rm -rf out
+	no_leftovers
+}
+
+# bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
+bad()
+{
+	expect=$1
+	shift
+	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
+	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
 	no_leftovers
 }
 
@@ -225,6 +366,51 @@ missing_module_body()
 	: >mods/modules.dep
 	: >mods/modules.builtin
 	bad "has no module virtio_pci" -k "$k" --modules mods -o out "$small"
+}
+
+atf_test_case tmpdir_full cleanup
+tmpdir_full_head()
+{
+	atf_set "descr" "the host's temporary directory full while a cell prepares: the cell named, exit 2, nothing left"
+	atf_set "timeout" "300"
+}
+tmpdir_full_body()
+{
+	require_root "a small tmpfs as TMPDIR"
+	require_qemu
+	k=$(kernel 6.1)
+	mkdir tmp
+	mount -t tmpfs -o size=1m tmpfs tmp || atf_skip "cannot mount a tmpfs"
+	# Only ubcreplay's TMPDIR: atf-check keeps its own files in TMPDIR.
+	atf_check -s exit:2 -o ignore -e save:err env TMPDIR="$PWD/tmp" \
+	    "$ubc" vm $VMOPTS -k "$k" -o out "$small"
+	grep -q "kernel '$k': cannot write" err || atf_fail "$(cat err)"
+	no_leftovers
+}
+tmpdir_full_cleanup()
+{
+	umount tmp 2>/dev/null
+	return 0
+}
+
+atf_test_case no_9p
+no_9p_head()
+{
+	atf_set "descr" "a kernel with no 9p, built in or as a module, is refused before any boot"
+}
+no_9p_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	mods=$(dirname "$(dirname "$k")")/lib/modules/$(pkgrel "$k")
+	[ -f "$mods/modules.dep" ] || atf_skip "no modules.dep in $mods"
+	mkdir mods
+	cp -rs "$mods"/. mods/
+	rm mods/modules.dep mods/modules.builtin
+	grep -v '/9p\.ko[^:]*:' "$mods/modules.dep" >mods/modules.dep
+	grep -v '/9p\.ko' "$mods/modules.builtin" >mods/modules.builtin
+	bad "has no module 9p" $VMOPTS -k "$k" --modules mods -o out "$small"
 }
 
 atf_test_case unknown_fstype
@@ -605,8 +791,14 @@ atf_init_test_cases()
 	atf_add_test_case xfs
 	atf_add_test_case dd
 	atf_add_test_case bisect
+	atf_add_test_case bisect_parallel
 	atf_add_test_case not_a_kernel
 	atf_add_test_case missing_module
+	atf_add_test_case dead_qemu
+	atf_add_test_case boot_time
+	atf_add_test_case qemu_killed
+	atf_add_test_case tmpdir_full
+	atf_add_test_case no_9p
 	atf_add_test_case unknown_fstype
 	atf_add_test_case no_qemu
 	atf_add_test_case panic

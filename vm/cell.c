@@ -61,6 +61,7 @@ vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c)
 	memset(cell, 0, sizeof(*cell));
 	cell->c = c;
 	cell->boot_ns = -1;
+	cell->netns = cell->mntns = -1;
 	cell->state = VM_IDLE;
 }
 
@@ -171,8 +172,6 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	char p[PATH_MAX], msg[1024], *conf;
 	int r;
 
-	if (modules(c, &cell->mods, err, errlen) == -1)
-		return -1;
 	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
 	    vm_tmpdir());
 	if (mkdtemp(cell->dir) == NULL) {
@@ -191,45 +190,35 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		return -1;
 	if (c->nfs_server != NULL && vm_nfs_prepare(cell, err, errlen) == -1)
 		return -1;
-	if ((conf = conftext(c, &cell->mods, err, errlen)) == NULL)
+	if ((conf = conftext(c, c->mods, err, errlen)) == NULL)
 		return -1;
 	path(cell, "initramfs.cpio.gz", p, sizeof(p));
-	r = vm_initramfs_write(p, &cell->mods, conf, msg, sizeof(msg));
+	r = vm_initramfs_write(p, c->mods, conf, msg, sizeof(msg));
 	free(conf);
 	if (r == -1) {
 		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
 		return -1;
 	}
 	snprintf(cell->cmdline, sizeof(cell->cmdline), "%s", CMDLINE);
-	/* Unpacked if it can be, for speed; else the image boots as it is. */
-	path(cell, "vmlinux", cell->boot, sizeof(cell->boot));
-	if (vm_kernel_unpack(c->kernel, cell->boot, msg, sizeof(msg)) == -1)
-		snprintf(cell->boot, sizeof(cell->boot), "%s", c->kernel->path);
 	return 0;
 }
 
-int
-vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
+/* QEMU, in the cell's namespaces when it has them (ganesha). */
+static int
+guest_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 	char initrd[PATH_MAX], img[PATH_MAX], out[PATH_MAX], con[PATH_MAX],
-	    log[PATH_MAX], netdev[64];
+	    log[PATH_MAX];
 	struct vm_guest_conf g;
 
-	if (strcmp(c->accel, "auto") == 0)
-		snprintf(cell->accel, sizeof(cell->accel), "%s",
-		    !kvm_broken && !cell->kvm_failed && vm_kvm_usable()
-		        ? "kvm"
-		        : "tcg");
-	else
-		snprintf(cell->accel, sizeof(cell->accel), "%s", c->accel);
 	path(cell, "initramfs.cpio.gz", initrd, sizeof(initrd));
 	path(cell, "disk.img", img, sizeof(img));
 	path(cell, "out", out, sizeof(out));
 	path(cell, "console.log", con, sizeof(con));
 	path(cell, "qemu.log", log, sizeof(log));
 	memset(&g, 0, sizeof(g));
-	g.kernel = cell->boot;
+	g.kernel = c->boot;
 	g.initrd = initrd;
 	g.cmdline = cell->cmdline;
 	g.image = img;
@@ -239,16 +228,41 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 	g.mem_mib = c->mem_mib;
 	g.console = con;
 	g.log = log;
-	netdev[0] = '\0';
-	g.netdev = netdev;
+	/* ganesha's cells have a network: the server is its 10.0.2.2. */
+	g.netdev = c->nfs_server != NULL && cell->netns != -1 ? "user,id=ubcnet"
+	                                                      : NULL;
+	g.netns = cell->netns;
+	g.mntns = cell->mntns;
 	cell->boot_ns = -1;
-	if (c->nfs_server != NULL &&
-	    vm_nfs_start(cell, netdev, sizeof(netdev), err, errlen) == -1)
+	if (vm_guest_start(&cell->guest, &g, err, errlen) == -1) {
+		cell->state = VM_FAILED;
 		return -1;
-	if (vm_guest_start(&cell->guest, &g, err, errlen) == -1)
-		return -1;
+	}
 	cell->state = VM_RUNNING;
 	return 0;
+}
+
+int
+vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
+{
+	const struct vm_cell_conf *c = cell->c;
+
+	if (strcmp(c->accel, "auto") == 0)
+		snprintf(cell->accel, sizeof(cell->accel), "%s",
+		    !kvm_broken && !cell->kvm_failed && vm_kvm_usable()
+		        ? "kvm"
+		        : "tcg");
+	else
+		snprintf(cell->accel, sizeof(cell->accel), "%s", c->accel);
+	if (c->nfs_server != NULL && strcmp(c->nfs_server, "ganesha") == 0) {
+		if (vm_nfs_start(cell, err, errlen) == -1) {
+			cell->state = VM_FAILED;
+			return -1;
+		}
+		cell->state = VM_SERVER;
+		return 0;
+	}
+	return guest_start(cell, err, errlen);
 }
 
 /* The first line of file holding what, into line (when not NULL). */
@@ -308,13 +322,13 @@ booted(const struct vm_cell *cell)
 	return exists(p);
 }
 
-/* The guest died of KVM: a fresh image and out directory, then TCG. */
-static enum vm_state
-fallback(struct vm_cell *cell, char *err, size_t errlen)
+int
+vm_cell_retry(struct vm_cell *cell, char *err, size_t errlen)
 {
 	char out[PATH_MAX];
 
 	vm_guest_kill(&cell->guest);
+	vm_nfs_stop(cell);
 	cell->kvm_failed = 1;
 	kvm_broken = 1;
 	path(cell, "out", out, sizeof(out));
@@ -322,12 +336,17 @@ fallback(struct vm_cell *cell, char *err, size_t errlen)
 	if (mkdir(out, 0755) == -1) {
 		snprintf(
 		    err, errlen, "cannot make '%s': %s", out, strerror(errno));
-		return cell->state = VM_FAILED;
+		cell->state = VM_FAILED;
+		return -1;
 	}
+	/* out held the NFS set-up script; ganesha's export, the old files. */
 	if (makeimage(cell, err, errlen) == -1 ||
-	    vm_cell_start(cell, err, errlen) == -1)
-		return cell->state = VM_FAILED;
-	return VM_RUNNING;
+	    (cell->c->nfs_server != NULL &&
+	        vm_nfs_prepare(cell, err, errlen) == -1)) {
+		cell->state = VM_FAILED;
+		return -1;
+	}
+	return vm_cell_start(cell, err, errlen);
 }
 
 static enum vm_state
@@ -354,33 +373,77 @@ failed(struct vm_cell *cell, const char *what, const char *logname, char *err,
 	return cell->state = VM_FAILED;
 }
 
+/*
+ * QEMU start to the job's start: the start file's own time stamp (set by
+ * the host's kernel when the guest made it through 9p) against the wall
+ * clock at QEMU's start, not the moment a poll noticed it, which comes
+ * late while the driver prepares another cell.
+ */
+static void
+boot_time(struct vm_cell *cell)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int64_t t;
+
+	path(cell, "out/started", p, sizeof(p));
+	if (cell->boot_ns >= 0 || stat(p, &st) == -1)
+		return;
+	t = ((int64_t)st.st_mtim.tv_sec - cell->guest.start_wall.tv_sec) *
+	        1000000000 +
+	    (st.st_mtim.tv_nsec - cell->guest.start_wall.tv_nsec);
+	cell->boot_ns = t > 0 ? t : 0;
+}
+
+/* The guest died of KVM: a retry under auto, else the user's error. */
+static enum vm_state
+kvm_death(struct vm_cell *cell, char *err, size_t errlen)
+{
+	if (strcmp(cell->c->accel, "auto") == 0) {
+		vm_guest_kill(&cell->guest);
+		return cell->state = VM_RETRY;
+	}
+	return failed(cell,
+	    "KVM cannot run this guest (" KVM_DEATH
+	    ", or no word on the console); try --accel tcg",
+	    "qemu.log", err, errlen);
+}
+
 enum vm_state
 vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	char p[PATH_MAX], st[512], what[768];
+	char p[PATH_MAX], qlog[PATH_MAX], st[512], what[768];
 	int64_t now = vm_now_ns();
+	int kvm = strcmp(cell->accel, "kvm") == 0, r;
 
+	if (cell->state == VM_SERVER) {
+		if ((r = vm_nfs_ready(cell, what, sizeof(what))) == 1 &&
+		    guest_start(cell, what, sizeof(what)) == 0)
+			return cell->state;
+		if (r == 0)
+			return cell->state;
+		vm_nfs_stop(cell);
+		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, what);
+		return cell->state = VM_FAILED;
+	}
 	if (cell->state != VM_RUNNING)
 		return cell->state;
-	path(cell, "out/started", p, sizeof(p));
-	if (cell->boot_ns < 0 && exists(p))
-		cell->boot_ns = now - cell->guest.start_ns;
-	path(cell, "qemu.log", p, sizeof(p));
-	if (strcmp(cell->accel, "kvm") == 0 &&
-	    (logline(p, KVM_DEATH, NULL, 0) || kvm_silent(cell, now))) {
-		if (strcmp(c->accel, "auto") == 0)
-			return fallback(cell, err, errlen);
-		return failed(cell,
-		    "KVM cannot run this guest (" KVM_DEATH
-		    ", or no word on the console); try --accel tcg",
-		    "qemu.log", err, errlen);
-	}
+	boot_time(cell);
+	path(cell, "qemu.log", qlog, sizeof(qlog));
+	/*
+	 * A QEMU that has exited is judged by its log and the guest's status;
+	 * only one that runs on, silent, is taken for a KVM that spins.
+	 */
 	if (!vm_guest_exited(&cell->guest)) {
 		int64_t boot = c->boot_timeout_ns > 0 ? c->boot_timeout_ns
 		    : strcmp(cell->accel, "kvm") == 0 ? BOOT_KVM_NS
 		                                      : BOOT_TCG_NS;
 
+		if (kvm &&
+		    (logline(qlog, KVM_DEATH, NULL, 0) ||
+		        kvm_silent(cell, now)))
+			return kvm_death(cell, err, errlen);
 		if (now - cell->guest.start_ns > c->timeout_ns)
 			snprintf(what, sizeof(what),
 			    "the guest did not finish within %.0f s "
@@ -395,6 +458,9 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 			return VM_RUNNING;
 		return failed(cell, what, "console.log", err, errlen);
 	}
+	boot_time(cell);
+	if (kvm && logline(qlog, KVM_DEATH, NULL, 0))
+		return kvm_death(cell, err, errlen);
 	path(cell, "out/status", p, sizeof(p));
 	firstline(p, st, sizeof(st));
 	/* Before the share is mounted, init can say it only on the console. */
@@ -403,6 +469,12 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		memmove(st, st + strlen(INIT_SAYS),
 		    strlen(st + strlen(INIT_SAYS)) + 1);
 	if (st[0] == '\0') {
+		if (WIFSIGNALED(cell->guest.status)) {
+			snprintf(what, sizeof(what),
+			    "QEMU was killed by signal %d before the job ended",
+			    WTERMSIG(cell->guest.status));
+			return failed(cell, what, "console.log", err, errlen);
+		}
 		if (WIFEXITED(cell->guest.status) &&
 		    WEXITSTATUS(cell->guest.status) != 0) {
 			char log[PATH_MAX], tail[1024];
@@ -475,7 +547,7 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	    "kernel_release", rel, "cmdline", cell->cmdline, "accel",
 	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
 	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
-	    "parallel_guests", c->parallel_guests, "image", img);
+	    "parallel_guests", cell->parallel_guests, "image", img);
 	if (vm != NULL && c->kernel->tree[0] != '\0')
 		json_object_set_new(vm, "tree",
 		    json_pack("{s:s, s:s, s:s?, s:o, s:o}", "path",
@@ -506,7 +578,6 @@ vm_cell_cleanup(struct vm_cell *cell)
 {
 	vm_guest_kill(&cell->guest);
 	vm_nfs_stop(cell);
-	vm_modules_free(&cell->mods);
 	if (cell->dir[0] != '\0')
 		vm_rmtree(cell->dir);
 	cell->dir[0] = '\0';

@@ -5,25 +5,32 @@
  *   knfsd    the kernel under test serves its own disk (mounted on
  *            VM_GUEST_DISK) over the guest's loopback, with the host's
  *            nfs-kernel-server programs reached through the shared root;
- *   ganesha  nfs-ganesha runs on the host, bound to 127.0.0.1 on two ports
- *            of the cell's own, exporting a directory in the cell's
- *            temporary directory; QEMU's user network forwards the guest's
- *            connections to 10.0.2.2 there.
+ *   ganesha  nfs-ganesha runs on the host, exporting a directory in the
+ *            cell's temporary directory, in a network and mount namespace
+ *            of the cell's own (root only) with its own rpcbind and the
+ *            cell's QEMU: ganesha listens on 127.0.0.1:2049 there, which
+ *            QEMU's user network reaches as 10.0.2.2, and nothing of the
+ *            host's or another cell's can take or answer on those ports.
+ *            The servers are started one step at a time by
+ *            vm_nfs_start and vm_nfs_ready, never waited on in a loop,
+ *            so that a signal or another cell is never held up.
  *
  * The guest's init runs the script written here (out/nfs-setup.sh, in the
  * writable share) chrooted in the shared root before the job; its last
  * line on failure names the server and the mount options, and comes back
  * to the host as the init's error.
  */
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <netinet/in.h>
+#include <net/if.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +39,18 @@
 
 #include "vm.h"
 
-#define GANESHA      "/usr/bin/ganesha.nfsd"
-#define RPCBIND      "/usr/sbin/rpcbind"
-#define RPCBIND_SOCK "/run/rpcbind.sock"
-/* A ganesha that has not registered within this long has failed. */
+#define GANESHA "/usr/bin/ganesha.nfsd"
+#define RPCBIND "/usr/sbin/rpcbind"
+/*
+ * Inside the cell's namespaces the ports are fixed: nothing else listens
+ * there. NS_RUN is in the namespace's own tmpfs on /run.
+ */
+#define RPCBIND_PORT   111
+#define NFS_PORT       2049
+#define MNT_PORT       20048
+#define NS_RUN         "/run/ubcreplay"
+#define GANESHA_EXPORT NS_RUN "/export"
+/* rpcbind and ganesha, not both listening within this long, failed. */
 #define GANESHA_START_NS ((int64_t)20 * 1000000000)
 
 static const char *const knfsd_tools[] = {"/usr/sbin/rpc.nfsd",
@@ -79,6 +94,12 @@ vm_nfs_check(const char *server, const char *opts, const char *path, char *err,
 			        : "nfs-kernel-server");
 			return -1;
 		}
+	}
+	if (!knfsd && geteuid() != 0) {
+		snprintf(err, errlen,
+		    "NFS server ganesha needs root: it runs in a network and "
+		    "mount namespace of the cell's own");
+		return -1;
 	}
 	if (!knfsd &&
 	    (access(GANESHA, X_OK) == -1 || access(RPCBIND, X_OK) == -1)) {
@@ -161,30 +182,14 @@ static const char script_tail[] =
     "out=$(mount -t nfs -o \"$mopts\" \"$src\" \"$mnt\" 2>&1) ||\n"
     "    fail \"cannot mount $src: $out\"\n";
 
-/* A TCP port on 127.0.0.1 that nothing holds now, or -1. */
-static int
-freeport(void)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	if (fd == -1)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 /*
- * ganesha's configuration: only NFSv3 and v4 over TCP on the cell's ports,
- * no NLM or RQUOTA, no grace period (a fresh server has no clients to wait
- * for), its recovery state and log in the cell's directory.
+ * ganesha's configuration: only NFSv3 and v4 over TCP, no NLM or RQUOTA,
+ * on every address of the namespace, whose only interface is its loopback
+ * (Bind_Addr = 127.0.0.1 fails there: getaddrinfo's AI_ADDRCONFIG finds
+ * no address but the loopback's, and refuses it), no grace period (a fresh
+ * server has no clients to wait for). Its paths are the namespace's own
+ * (GANESHA_EXPORT is the cell's export directory bound there), so that no
+ * temporary directory's name, whatever characters it holds, is written into it.
  */
 static int
 ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
@@ -193,6 +198,8 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/export", cell->dir);
+	/* A retry's server finds the export as the first one found it. */
+	vm_rmtree(p);
 	if (mkdir(p, 0777) == -1) {
 		snprintf(
 		    err, errlen, "cannot make '%s': %s", p, strerror(errno));
@@ -206,7 +213,6 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 	}
 	fprintf(f,
 	    "NFS_CORE_PARAM {\n"
-	    "\tBind_Addr = 127.0.0.1;\n"
 	    "\tNFS_Port = %d;\n"
 	    "\tMNT_Port = %d;\n"
 	    "\tProtocols = 3, 4;\n"
@@ -216,11 +222,11 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 	    "}\n"
 	    "NFSv4 {\n"
 	    "\tGraceless = true;\n"
-	    "\tRecoveryRoot = \"%s/recovery\";\n"
+	    "\tRecoveryRoot = \"" NS_RUN "/recovery\";\n"
 	    "}\n"
 	    "EXPORT {\n"
 	    "\tExport_Id = 1;\n"
-	    "\tPath = \"%s/export\";\n"
+	    "\tPath = \"" GANESHA_EXPORT "\";\n"
 	    "\tPseudo = /ubcvm;\n"
 	    "\tAccess_Type = RW;\n"
 	    "\tSquash = No_Root_Squash;\n"
@@ -229,7 +235,7 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 	    "\tSecType = sys;\n"
 	    "\tFSAL { Name = VFS; }\n"
 	    "}\n",
-	    cell->nfs_port, cell->mnt_port, cell->dir, cell->dir);
+	    NFS_PORT, MNT_PORT);
 	if (fclose(f) == EOF) {
 		snprintf(
 		    err, errlen, "cannot write '%s': %s", p, strerror(errno));
@@ -246,18 +252,8 @@ vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	char p[PATH_MAX];
 	FILE *f;
 
-	if (!knfsd) {
-		if ((cell->nfs_port = freeport()) == -1 ||
-		    (cell->mnt_port = freeport()) == -1 ||
-		    cell->nfs_port == cell->mnt_port) {
-			snprintf(err, errlen,
-			    "NFS server ganesha: no two free ports on "
-			    "127.0.0.1");
-			return -1;
-		}
-		if (ganesha_conf(cell, err, errlen) == -1)
-			return -1;
-	}
+	if (!knfsd && ganesha_conf(cell, err, errlen) == -1)
+		return -1;
 	snprintf(p, sizeof(p), "%s/out/nfs-setup.sh", cell->dir);
 	if ((f = fopen(p, "we")) == NULL) {
 		snprintf(
@@ -274,12 +270,12 @@ vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	else
 		/* No rpcbind in reach: every port is given. */
 		fprintf(f,
-		    "v3src=10.0.2.2:%s/export\nv4src=10.0.2.2:/ubcvm\n"
+		    "v3src=10.0.2.2:" GANESHA_EXPORT "\nv4src=10.0.2.2:/ubcvm\n"
 		    "v3more=port=%d,mountport=%d,mountproto=tcp,proto=tcp,"
 		    "nolock,addr=10.0.2.2\n"
 		    "v4more=port=%d,proto=tcp,addr=10.0.2.2,"
 		    "clientaddr=10.0.2.15\n",
-		    cell->dir, cell->nfs_port, cell->mnt_port, cell->nfs_port);
+		    NFS_PORT, MNT_PORT, NFS_PORT);
 	fputs(script_head, f);
 	fputs(knfsd ? script_knfsd : script_ganesha, f);
 	fputs(script_tail, f);
@@ -291,153 +287,248 @@ vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether something accepts connections on 127.0.0.1:port. */
-static int
-listening(int port)
-{
-	struct sockaddr_in a;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
-
-	if (fd == -1)
-		return 0;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(fd);
-	return ok;
-}
-
-/* A daemon in the foreground, in its own process group, output to log. */
-static pid_t
-spawn(char *const argv[], const char *log, char *err, size_t errlen)
-{
-	pid_t pid = fork();
-
-	if (pid == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		/* Even a killed ubcreplay leaves no server behind. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd != -1) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul != -1)
-			dup2(nul, 0);
-		execv(argv[0], argv);
-		fprintf(
-		    stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
-/* Stops a daemon we started: TERM, a few seconds' grace, then KILL. */
+/*
+ * The namespaces' holder, in the child: a network namespace whose
+ * loopback is the cell's alone and a mount namespace with a private tmpfs
+ * on /run (rpcbind's socket, lock and state, ganesha's recovery, the
+ * export bound at GANESHA_EXPORT). The cell's directory stays where it is
+ * when TMPDIR lies under /run: it is bound back over the tmpfs. The word
+ * "ok", or what failed, goes up the pipe; then it waits to be killed.
+ */
 static void
-reap(pid_t *pid)
+holder(int fd, const char *dir)
 {
-	if (*pid <= 0)
-		return;
-	kill(-*pid, SIGTERM);
-	for (int i = 0; i < 50; i++) {
-		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
-			*pid = 0;
-			return;
-		}
-		usleep(100000);
+	char p[PATH_MAX], msg[PATH_MAX + 128];
+	struct ifreq ifr;
+	int keep = -1, s;
+	const char *what;
+
+	if (strncmp(dir, "/run/", 5) == 0 &&
+	    (keep = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		what = "cannot open the cell's directory";
+		goto fail;
 	}
-	kill(-*pid, SIGKILL);
-	waitpid(*pid, NULL, 0);
-	*pid = 0;
+	what = "unshare (network and mount)";
+	if (unshare(CLONE_NEWNET | CLONE_NEWNS) == -1)
+		goto fail;
+	what = "cannot make the mounts private";
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		goto fail;
+	what = "cannot mount a tmpfs on /run";
+	if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV,
+	        "mode=0755") == -1)
+		goto fail;
+	what = "cannot make the directories under /run";
+	if (mkdir("/run/rpcbind", 0755) == -1 || mkdir(NS_RUN, 0755) == -1 ||
+	    mkdir(GANESHA_EXPORT, 0777) == -1)
+		goto fail;
+	if (keep != -1) {
+		what = "cannot bind the cell's directory back under /run";
+		for (char *q = strcpy(p, dir) + 1; (q = strchr(q, '/')) != NULL;
+		     q++) {
+			*q = '\0';
+			if (mkdir(p, 0755) == -1 && errno != EEXIST)
+				goto fail;
+			*q = '/';
+		}
+		snprintf(msg, sizeof(msg), "/proc/self/fd/%d", keep);
+		if (mkdir(dir, 0700) == -1 ||
+		    mount(msg, dir, NULL, MS_BIND | MS_REC, NULL) == -1)
+			goto fail;
+		close(keep);
+	}
+	what = "cannot bind the export";
+	snprintf(p, sizeof(p), "%s/export", dir);
+	if (mount(p, GANESHA_EXPORT, NULL, MS_BIND, NULL) == -1)
+		goto fail;
+	what = "cannot bring the loopback up";
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		goto fail;
+	close(s);
+	if (write(fd, "ok", 2) != 2)
+		_exit(1);
+	close(fd);
+	for (;;)
+		pause();
+fail:
+	snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
+	if (write(fd, msg, strlen(msg)) < 0)
+		_exit(1);
+	_exit(1);
 }
 
-/* Waits until port listens; -1 when pid died first or time ran out. */
+/* Starts the holder and opens its namespaces into the cell. */
 static int
-await_port(pid_t pid, int port, int64_t limit_ns)
+namespaces(struct vm_cell *cell, char *err, size_t errlen)
 {
-	int64_t end = vm_now_ns() + limit_ns;
+	char msg[PATH_MAX + 128], p[64];
+	pid_t parent = getpid();
+	ssize_t n, got = 0;
+	int fds[2];
 
-	while (vm_now_ns() < end) {
-		if (listening(port))
-			return 0;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		usleep(100000);
-	}
-	return -1;
-}
-
-int
-vm_nfs_start(
-    struct vm_cell *cell, char *netdev, size_t len, char *err, size_t errlen)
-{
-	char conf[PATH_MAX], log[PATH_MAX], pid[PATH_MAX], tail[1024];
-	/* A pid file per cell: ganesha locks it, and cells run side by side. */
-	char *gargv[] = {GANESHA, "-F", "-f", conf, "-L", log, "-p", pid, "-N",
-	    "NIV_EVENT", NULL};
-	char *rargv[] = {RPCBIND, "-f", "-w", NULL};
-
-	netdev[0] = '\0';
-	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
-		return 0;
-	/* A guest started again (KVM that failed) finds its server running. */
-	if (cell->nfs_pid != 0) {
-		snprintf(netdev, len, "user,id=ubcnet");
-		return 0;
-	}
-	snprintf(conf, sizeof(conf), "%s/ganesha.conf", cell->dir);
-	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
-	snprintf(pid, sizeof(pid), "%s/ganesha.pid", cell->dir);
-	/* ganesha registers its programs with rpcbind or gives up. */
-	if (!listening(111)) {
-		if ((cell->rpcbind_pid = spawn(rargv, log, err, errlen)) ==
-		    -1) {
-			cell->rpcbind_pid = 0;
-			return -1;
-		}
-		if (await_port(cell->rpcbind_pid, 111, GANESHA_START_NS) ==
-		    -1) {
-			vm_tail(log, 3, tail, sizeof(tail));
-			snprintf(err, errlen,
-			    "NFS server ganesha: rpcbind did not start: %s",
-			    tail);
-			reap(&cell->rpcbind_pid);
-			return -1;
-		}
-	}
-	if ((cell->nfs_pid = spawn(gargv, log, err, errlen)) == -1) {
-		cell->nfs_pid = 0;
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	if (await_port(cell->nfs_pid, cell->nfs_port, GANESHA_START_NS) == -1) {
-		vm_tail(log, 3, tail, sizeof(tail));
+	if ((cell->ns_pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		cell->ns_pid = 0;
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (cell->ns_pid == 0) {
+		close(fds[0]);
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		holder(fds[1], cell->dir);
+	}
+	setpgid(cell->ns_pid, cell->ns_pid);
+	close(fds[1]);
+	while (
+	    (n = read(fds[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 ||
+	    (n == -1 && errno == EINTR))
+		got += n > 0 ? n : 0;
+	close(fds[0]);
+	msg[got] = '\0';
+	if (strcmp(msg, "ok") != 0) {
 		snprintf(err, errlen,
-		    "NFS server ganesha on 127.0.0.1:%d did not start: %s",
-		    cell->nfs_port, tail[0] != '\0' ? tail : "(no log)");
-		vm_nfs_stop(cell);
+		    "NFS server ganesha: the cell's namespace: %s",
+		    got > 0 ? msg : "its holder died");
 		return -1;
 	}
-	snprintf(netdev, len, "user,id=ubcnet");
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)cell->ns_pid);
+	cell->netns = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)cell->ns_pid);
+	cell->mntns = open(p, O_RDONLY | O_CLOEXEC);
+	if (cell->netns == -1 || cell->mntns == -1) {
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", p, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
+/*
+ * Whether a TCP socket listens on port in the cell's network namespace,
+ * as the kernel lists them for the holder. Nothing but the cell's own
+ * servers runs there: one that listens is ours.
+ */
+static int
+listening(pid_t ns_pid, int port)
+{
+	static const char *const tables[] = {"tcp", "tcp6"};
+	char p[64], line[512], addr[128];
+	unsigned lport, state;
+	int found = 0;
+
+	for (size_t i = 0; i < 2 && !found; i++) {
+		FILE *f;
+
+		snprintf(
+		    p, sizeof(p), "/proc/%d/net/%s", (int)ns_pid, tables[i]);
+		if ((f = fopen(p, "re")) == NULL)
+			continue;
+		while (!found && fgets(line, sizeof(line), f) != NULL)
+			found = sscanf(line, " %*u: %127[0-9A-Fa-f]:%x %*s %x",
+			            addr, &lport, &state) == 3 &&
+			    (int)lport == port && state == 0x0A;
+		fclose(f);
+	}
+	return found;
+}
+
+int
+vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen)
+{
+	char log[PATH_MAX];
+	char *rargv[] = {RPCBIND, "-f", "-w", NULL};
+	struct vm_spawn sp = {rargv, log, 0, -1, -1, SIGKILL};
+
+	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
+		return 0;
+	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
+	if (namespaces(cell, err, errlen) == -1) {
+		vm_nfs_stop(cell);
+		return -1;
+	}
+	sp.netns = cell->netns;
+	sp.mntns = cell->mntns;
+	cell->nfs_start_ns = vm_now_ns();
+	/* ganesha registers its programs with rpcbind or gives up. */
+	if ((cell->rpcbind_pid = vm_spawn(&sp, err, errlen)) == -1) {
+		cell->rpcbind_pid = 0;
+		vm_nfs_stop(cell);
+		return -1;
+	}
+	return 0;
+}
+
+int
+vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
+{
+	char conf[PATH_MAX], log[PATH_MAX], pid[PATH_MAX], tail[1024];
+	/* A pid file per cell: ganesha locks it. */
+	char *gargv[] = {GANESHA, "-F", "-f", conf, "-L", log, "-p", pid, "-N",
+	    "NIV_EVENT", NULL};
+	struct vm_spawn sp = {gargv, log, 0, cell->netns, cell->mntns, SIGKILL};
+	const char *who = NULL, *how = "exited";
+
+	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
+		return 1;
+	snprintf(conf, sizeof(conf), "%s/ganesha.conf", cell->dir);
+	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
+	snprintf(pid, sizeof(pid), "%s/ganesha.pid", cell->dir);
+	if (cell->nfs_pid != 0 && listening(cell->ns_pid, NFS_PORT) &&
+	    listening(cell->ns_pid, MNT_PORT))
+		return 1;
+	if (vm_spawn_exited(&cell->rpcbind_pid, NULL))
+		who = "rpcbind";
+	else if (cell->nfs_pid != 0 && vm_spawn_exited(&cell->nfs_pid, NULL))
+		who = "ganesha";
+	else if (vm_now_ns() - cell->nfs_start_ns > GANESHA_START_NS) {
+		who = cell->nfs_pid != 0 ? "ganesha" : "rpcbind";
+		how = "did not start in time";
+	}
+	if (who != NULL) {
+		vm_tail(log, 3, tail, sizeof(tail));
+		snprintf(err, errlen, "NFS server ganesha: %s %s: %s", who, how,
+		    tail[0] != '\0' ? tail : "(no log)");
+		vm_nfs_stop(cell);
+		return -1;
+	}
+	if (cell->nfs_pid == 0 && listening(cell->ns_pid, RPCBIND_PORT) &&
+	    (cell->nfs_pid = vm_spawn(&sp, err, errlen)) == -1) {
+		cell->nfs_pid = 0;
+		vm_nfs_stop(cell);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Everything the cell's namespace holds dies with it: the servers are
+ * killed outright (their state is the namespace's tmpfs and the cell's
+ * directory, both about to go), then the holder, whose end frees the
+ * namespaces and their mounts.
+ */
 void
 vm_nfs_stop(struct vm_cell *cell)
 {
-	int ours = cell->rpcbind_pid > 0;
-
-	reap(&cell->nfs_pid);
-	reap(&cell->rpcbind_pid);
-	/* rpcbind leaves its socket; unless another one has started since. */
-	if (ours && !listening(111))
-		unlink(RPCBIND_SOCK);
+	vm_spawn_kill(&cell->nfs_pid, NULL);
+	vm_spawn_kill(&cell->rpcbind_pid, NULL);
+	vm_spawn_kill(&cell->ns_pid, NULL);
+	if (cell->netns != -1)
+		close(cell->netns);
+	if (cell->mntns != -1)
+		close(cell->mntns);
+	cell->netns = cell->mntns = -1;
 }

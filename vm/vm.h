@@ -15,8 +15,10 @@
  *	vm_kernel_open(&k, "boot/vmlinuz-6.1.0-57-amd64", NULL, err, len);
  *	vm_cell_init(&cell, &conf);		conf names k, the disk, the job
  *	vm_cell_prepare(&cell, err, len);	image, initramfs, temp dir
- *	vm_cell_start(&cell, err, len);		QEMU, in its own group
- *	while ((r = vm_cell_poll(&cell, err, len)) == VM_RUNNING)
+ *	vm_cell_start(&cell, err, len);		the NFS server, or QEMU
+ *	while ((r = vm_cell_poll(&cell, err, len)) == VM_SERVER ||
+ *	    r == VM_RUNNING || (r == VM_RETRY &&
+ *	    vm_cell_retry(&cell, err, len) == 0))
  *		sleep a little, look at signals;
  *	doc = vm_cell_result(&cell, err, len);	result + "vm" object
  *	vm_cell_cleanup(&cell);			kills, reaps, removes
@@ -32,6 +34,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -186,12 +189,14 @@ struct vm_guest_conf {
 	const char *console; /* the serial console's file */
 	const char *netdev;  /* -netdev's argument, or NULL: no network */
 	const char *log;     /* QEMU's own stdout and stderr */
+	int netns, mntns;    /* the namespaces QEMU runs in, or -1 */
 };
 
 struct vm_guest {
 	pid_t pid; /* also its process group; 0 when not running */
 	int64_t start_ns;
-	int status; /* wait status once reaped */
+	struct timespec start_wall; /* CLOCK_REALTIME at the start */
+	int status;                 /* wait status once reaped */
 };
 
 int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
@@ -200,6 +205,32 @@ int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
 int vm_guest_exited(struct vm_guest *g);
 /* Kills QEMU's whole process group and reaps it; a no-op when not running. */
 void vm_guest_kill(struct vm_guest *g);
+
+/*
+ * spawn.c: a program a cell runs on the host, in a process group of its
+ * own, with stdin from /dev/null, stdout and stderr to log (NULL:
+ * /dev/null), no other descriptor of ours, the signals we catch at their
+ * defaults, pdeathsig (0: SIGKILL) sent to it should we die, and inside
+ * the namespaces netns and mntns (descriptors, or -1 to stay in ours).
+ * argv[0] is looked up on PATH when it holds no slash.
+ */
+struct vm_spawn {
+	char *const *argv;
+	const char *log;
+	int truncate; /* the log starts empty */
+	int netns, mntns;
+	int pdeathsig;
+};
+
+pid_t vm_spawn(const struct vm_spawn *s, char *err, size_t errlen);
+/*
+ * 1 when the process has exited or none runs (*pid 0): it is reaped, its
+ * wait status in *status (when not NULL) and *pid set to 0 at once, so
+ * that a pid the system may give another process is never signalled.
+ */
+int vm_spawn_exited(pid_t *pid, int *status);
+/* Kills the process's group, reaps it and sets *pid to 0; 0 is a no-op. */
+void vm_spawn_kill(pid_t *pid, int *status);
 
 /* util.c: the last lines of a text file, carriage returns dropped. */
 void vm_tail(const char *path, int lines, char *buf, size_t len);
@@ -217,6 +248,17 @@ int64_t vm_now_ns(void);
 
 struct vm_cell_conf {
 	const struct vm_kernel *kernel;
+	/*
+	 * The modules the cell loads, resolved once per kernel and
+	 * filesystem by the caller (vm_modules_needed, vm_nfs_modules,
+	 * vm_modules_resolve) and shared by its cells.
+	 */
+	const struct vm_modset *mods;
+	/*
+	 * What QEMU boots: the vmlinux the caller unpacked once per kernel
+	 * (vm_kernel_unpack), or the bzImage itself.
+	 */
+	const char *boot;
 	const char *fstype;     /* "ext4", ..., or "none" for a raw disk */
 	const char *mkfs_opts;  /* "" for none */
 	const char *mount_opts; /* "" for none */
@@ -230,7 +272,6 @@ struct vm_cell_conf {
 	size_t njob;      /* the job's arguments, -o added after the */
 	char *const *job; /* subcommand's name */
 	const char *qemu_version;
-	int parallel_guests;
 	/*
 	 * An NFS cell (vm/nfs.c): "knfsd" or "ganesha", NULL for none. The
 	 * disk above is then the exported filesystem's (knfsd) and the job
@@ -241,31 +282,45 @@ struct vm_cell_conf {
 	const char *nfs_path; /* the server's path to mount, "": its export */
 };
 
-enum vm_state { VM_IDLE, VM_RUNNING, VM_DONE, VM_FAILED };
+/*
+ * A cell's life: IDLE, prepared and started; SERVER while the host's NFS
+ * server comes up (ganesha cells); RUNNING while the guest runs; RETRY
+ * when KVM could not run it under --accel auto (the driver calls
+ * vm_cell_retry); DONE or FAILED.
+ */
+enum vm_state { VM_IDLE, VM_SERVER, VM_RUNNING, VM_RETRY, VM_DONE, VM_FAILED };
 
 struct vm_cell {
 	const struct vm_cell_conf *c;
 	char dir[PATH_MAX]; /* the cell's temporary directory */
 	char cmdline[512];
-	char boot[PATH_MAX]; /* what QEMU boots: the vmlinux unpacked, or
-	                        the bzImage */
-	struct vm_modset mods;
 	struct vm_guest guest;
 	enum vm_state state;
 	char accel[8];   /* the accelerator that ran it */
 	int kvm_failed;  /* auto fell back to TCG */
 	int64_t boot_ns; /* QEMU start to the job's start, -1 not yet */
-	/* ganesha on the host (nfs.c), the rpcbind it needed; 0 for none. */
-	pid_t nfs_pid, rpcbind_pid;
-	int nfs_port, mnt_port;
+	/*
+	 * The most cells the driver had under way at once while this one
+	 * was (the "vm" object's parallel_guests); set by the driver.
+	 */
+	int parallel_guests;
+	/*
+	 * ganesha (nfs.c): the holder of the cell's namespaces and their
+	 * descriptors (-1 for none), the rpcbind and ganesha in them (0 for
+	 * none), and when they were started.
+	 */
+	pid_t ns_pid, rpcbind_pid, nfs_pid;
+	int netns, mntns;
+	int64_t nfs_start_ns;
 };
 
 /*
  * nfs.c: NFS cells. In the guest, the job runs on VM_GUEST_NFS, an NFS
  * mount of either the cell's own disk exported by the guest kernel's knfsd
  * over its loopback ("knfsd"), or a directory of the cell's exported by
- * nfs-ganesha on the host, bound to 127.0.0.1 on ports of the cell's own
- * and reached through QEMU's user network ("ganesha"). The guest sets it
+ * nfs-ganesha on the host, in network and mount namespaces of the cell's
+ * own that QEMU shares, reached through QEMU's user network ("ganesha";
+ * root only). The guest sets it
  * up with a script the host writes into the cell's out directory, which
  * the init runs before the job.
  */
@@ -282,12 +337,15 @@ const char *vm_nfs_iface(const char *server);
 /* The set-up script (and ganesha's configuration and export). */
 int vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen);
 /*
- * Starts the host's server, if the cell has one, and gives QEMU's -netdev
- * argument in netdev ("" for no network).
+ * Starts the host's server, if the cell has one: the namespaces and
+ * rpcbind; vm_nfs_ready then starts ganesha once rpcbind listens, and
+ * says 1 when ganesha listens (at once for a cell without a server), 0
+ * not yet, -1 (err says why; everything stopped) when one died or did
+ * not come up in time. Neither waits.
  */
-int vm_nfs_start(
-    struct vm_cell *cell, char *netdev, size_t len, char *err, size_t errlen);
-/* Stops the host's server and waits for it; a no-op when none runs. */
+int vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen);
+int vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen);
+/* Stops the host's servers and namespaces; a no-op when none runs. */
 void vm_nfs_stop(struct vm_cell *cell);
 
 /*
@@ -297,17 +355,28 @@ void vm_nfs_stop(struct vm_cell *cell);
  */
 int vm_cell_check(const struct vm_cell_conf *c, char *err, size_t errlen);
 void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);
-/* Resolves modules, makes the temporary directory, image and initramfs. */
+/* Makes the temporary directory, image and initramfs. */
 int vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen);
-/* accel "kvm" or "tcg"; with conf accel "auto", kvm falls back to tcg. */
+/*
+ * accel "kvm" or "tcg"; with conf accel "auto", kvm unless it failed
+ * before. The cell is then SERVER (ganesha coming up) or RUNNING.
+ */
 int vm_cell_start(struct vm_cell *cell, char *err, size_t errlen);
 /*
- * VM_RUNNING while the guest runs, VM_DONE when its job finished with a
- * result, VM_FAILED (err says why, with the console's last lines) when it
- * panicked, did not start its job by the boot deadline, hung past the
- * timeout, or the job failed.
+ * SERVER or RUNNING while under way (a SERVER cell's guest is started
+ * here once its server listens), RETRY when KVM could not run the guest
+ * under --accel auto, DONE when its job finished with a result, FAILED
+ * (err says why, with the console's last lines) when QEMU failed, the
+ * guest panicked, did not start its job by the boot deadline, hung past
+ * the timeout, or the job failed. Never waits.
  */
 enum vm_state vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen);
+/*
+ * A RETRY cell from the start under TCG: its guest and servers stopped, a
+ * fresh image, out directory, NFS set-up and export. Later cells of this
+ * process then go straight to TCG.
+ */
+int vm_cell_retry(struct vm_cell *cell, char *err, size_t errlen);
 /* The job's result with the "vm" object and the label; NULL on error. */
 json_t *vm_cell_result(struct vm_cell *cell, char *err, size_t errlen);
 /* Kills and reaps the guest, removes the temporary directory. */
