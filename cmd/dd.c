@@ -29,24 +29,6 @@
 #define DEFAULT_INTERVAL_NS 100000000LL
 
 int
-ddrun_parse_runs(const char *s, int *runs)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v < 1 ||
-	    v > DDRUN_MAX_RUNS) {
-		warnx("runs '%s' is not a number from 1 to %d", s,
-		    DDRUN_MAX_RUNS);
-		return -1;
-	}
-	*runs = (int)v;
-	return 0;
-}
-
-int
 ddrun_parse_probe(const char *s)
 {
 	if (strcmp(s, "auto") != 0 && strcmp(s, "exact") != 0 &&
@@ -460,7 +442,10 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o)
 		o->label = arg;
 		return 1;
 	case 'n':
-		return ddrun_parse_runs(arg, &o->runs) == -1 ? -1 : 1;
+		if (cmd_parse_intv("-n", arg, 1, DDRUN_MAX_RUNS, &o->runs) ==
+		    -1)
+			return -1;
+		return 1;
 	case 'o':
 		o->output = arg;
 		return 1;

@@ -84,7 +84,6 @@ static const struct option longopts[] = {
 static int
 parse(int argc, char **argv, struct opts *o)
 {
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -107,14 +106,9 @@ parse(int argc, char **argv, struct opts *o)
 			o->label = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			o->runs = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || errno != 0 || o->runs < 1 ||
-			    o->runs > MAX_RUNS) {
-				warnx("runs '%s' is not a number from 1 to %d",
-				    optarg, MAX_RUNS);
+			if (cmd_parse_intv(
+			        "-n", optarg, 1, MAX_RUNS, &o->runs) == -1)
 				return -1;
-			}
 			break;
 		case 'o':
 			o->output = optarg;

@@ -62,21 +62,6 @@ struct vm_opts {
 	int64_t timeout_ns;
 };
 
-static int
-number(const char *what, const char *s, long lo, long hi, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || *v < lo || *v > hi) {
-		warnx(
-		    "%s '%s' is not a number from %ld to %ld", what, s, lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
 /* The job after `--`: -o goes after the subcommand's name, if any. */
 static int
 jobargs(struct vm_opts *o, int argc, char **argv)
@@ -152,7 +137,7 @@ static int
 parse(int argc, char **argv, struct vm_opts *o)
 {
 	static char runs[16];
-	long v;
+	long long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -188,7 +173,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->mount_opts = optarg;
 			break;
 		case 'n':
-			if (number("runs", optarg, 1, 1000, &v) == -1)
+			if (cmd_parse_int("-n", optarg, 1, 1000, &v) == -1)
 				return -1;
 			o->runs = (int)v;
 			break;
@@ -196,7 +181,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->outdir = optarg;
 			break;
 		case 'j':
-			if (number("-j", optarg, 1, 64, &v) == -1)
+			if (cmd_parse_int("-j", optarg, 1, 64, &v) == -1)
 				return -1;
 			o->jobs = (int)v;
 			break;
@@ -214,12 +199,13 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->bisect = 1;
 			break;
 		case 'C':
-			if (number("--cpus", optarg, 1, 64, &v) == -1)
+			if (cmd_parse_int("--cpus", optarg, 1, 64, &v) == -1)
 				return -1;
 			o->cpus = (int)v;
 			break;
 		case 'M':
-			if (number("--mem", optarg, 128, 1 << 20, &v) == -1)
+			if (cmd_parse_int("--mem", optarg, 128, 1 << 20, &v) ==
+			    -1)
 				return -1;
 			o->mem = (int)v;
 			break;
@@ -236,7 +222,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->nfs_server = optarg;
 			break;
 		case 'T':
-			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
+			if (cmd_parse_int(
+			        "--timeout", optarg, 1, 7 * 86400, &v) == -1)
 				return -1;
 			o->timeout_ns = (int64_t)v * 1000000000;
 			break;
