@@ -11,6 +11,7 @@
 
 #include "../analysis/analysis.h"
 #include "../analysis/compare.h"
+#include "../model/stop.h"
 #include "../replay/replay.h"
 #include "../traces/traces.h"
 

@@ -212,7 +212,7 @@ ddrun_run(struct ddrun *r, char *err, size_t errlen)
 	run->status = "ok";
 	return 0;
 broken:
-	if (replay_stop_requested())
+	if (stop_signal())
 		run->status = "interrupted";
 	snprintf(run->error, sizeof(run->error), "%s", err);
 	return -1;
@@ -605,7 +605,7 @@ ddrun_finish(json_t *doc, const char *output, int quiet, int status)
 void
 ddrun_die_if_stopped(struct ddrun *r)
 {
-	int sig = replay_stop_requested();
+	int sig = stop_signal();
 
 	if (sig == 0)
 		return;
@@ -644,7 +644,7 @@ cmd_dd(int argc, char **argv)
 	 * Caught before the probe opens: a signal that killed us outright
 	 * would leave the exact probe's tracefs instance behind.
 	 */
-	replay_catch_signals();
+	stop_catch();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;

@@ -408,7 +408,7 @@ one_run(struct job *j, int idx, struct run_result *run)
 cleanup:
 	drop_rundir(j, idx);
 broken:
-	if (replay_stop_requested())
+	if (stop_signal())
 		run->status = "interrupted";
 	snprintf(run->error, sizeof(run->error), "%s", err);
 	return -1;
@@ -566,7 +566,7 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	j.dev = st.st_dev;
-	replay_catch_signals();
+	stop_catch();
 	if ((j.probe = probe_open(
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
@@ -604,17 +604,17 @@ cmd_tar(int argc, char **argv)
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
 		}
-		if (o.nfs_iface != NULL && !replay_stop_requested() &&
+		if (o.nfs_iface != NULL && !stop_signal() &&
 		    take_wire(&watch, failed || nrun == o.runs, run) == -1)
 			status = EXIT_FAILURE;
-		if (is_nfs(&t) && !replay_stop_requested())
+		if (is_nfs(&t) && !stop_signal())
 			take_client(&t, &client, run);
 		if (status != EXIT_SUCCESS)
 			break;
 	}
 	if (o.nfs_iface != NULL)
 		nfs_watch_kill(&watch);
-	if ((sig = replay_stop_requested()) != 0) {
+	if ((sig = stop_signal()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
 		job_end(&j, runs, nrun);
 		signal(sig, SIG_DFL);

@@ -427,8 +427,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 	for (;;) {
 		const struct timespec nap = {0, 50 * 1000000};
 
-		while (!replay_stop_requested() && running < (size_t)jobs &&
-		    next < n) {
+		while (!stop_signal() && running < (size_t)jobs && next < n) {
 			struct vm_cell *c = &cell[next];
 			const struct vm_cell_conf *cf = &r->conf[idx[next]];
 
@@ -444,7 +443,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 			}
 			running++;
 		}
-		if (replay_stop_requested() || running == 0)
+		if (stop_signal() || running == 0)
 			break;
 		for (size_t i = 0; i < next; i++) {
 			struct vm_cell *c = &cell[i];
@@ -478,7 +477,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 	for (size_t i = 0; i < next; i++)
 		vm_cell_cleanup(&cell[i]);
 	free(cell);
-	return replay_stop_requested() ? -1 : status;
+	return stop_signal() ? -1 : status;
 }
 
 /* The output directory: as given (made if need be), or a fresh one. */
@@ -731,7 +730,7 @@ cmd_vm(int argc, char **argv)
 		goto out;
 	}
 	confs(&r);
-	replay_catch_signals();
+	stop_catch();
 	if (o.bisect) {
 		rc = bisect(&r);
 		failed = 0;
@@ -749,7 +748,7 @@ cmd_vm(int argc, char **argv)
 		free(idx);
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
-	if ((sig = replay_stop_requested()) != 0) {
+	if ((sig = stop_signal()) != 0) {
 		for (size_t i = 0; i < r.ncell; i++)
 			json_decref(r.doc[i]);
 		free(r.k);
