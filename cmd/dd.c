@@ -411,6 +411,8 @@ ddrun_close(struct ddrun *r)
 	r->probe = NULL;
 	replay_dd_counts_free(r->shared);
 	r->shared = NULL;
+	for (size_t i = 0; i < r->nrun; i++)
+		result_run_free(&r->runs[i]);
 	free(r->runs);
 	r->runs = NULL;
 	free(r->extra);

@@ -494,6 +494,7 @@ job_end(struct job *j, struct run_result *runs, int nrun)
 	for (int i = 0; i < nrun; i++) {
 		json_decref(runs[i].nfs);
 		json_decref(runs[i].mountstats);
+		result_run_free(&runs[i]);
 	}
 	free(runs);
 }
