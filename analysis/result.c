@@ -277,10 +277,10 @@ run_device(const struct run_result *run, size_t d)
 {
 	struct devstats sum;
 
+	/* A phase that was not measured (a retraced one) has no devices. */
 	memset(&sum, 0, sizeof(sum));
 	for (size_t ph = 0; ph < run->nphase; ph++)
-		if (d <
-		    run->phase[ph].ndev) /* a phase may have measured none */
+		if (d < run->phase[ph].ndev)
 			devstats_add(&sum, &run->phase[ph].dev[d]);
 	return sum;
 }
