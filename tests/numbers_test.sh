@@ -8,7 +8,8 @@
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
-bad_values='4294967297 -1 1x 0x10 +5 5. 1e3 0 1001 9223372036854775808 -9223372036854775809'
+# Past int and past long long, signs, a suffix, the bounds' neighbours.
+bad_values='4294967297 9223372036854775808 -1 +5 1x 0 1001'
 
 # refuse OPT VALUE LO HI CMD...: CMD, given OPT VALUE first, exits 2 and
 # says "OPT 'VALUE' is not a whole number from LO to HI", and no more.
@@ -46,7 +47,7 @@ runs_head()
 }
 runs_body()
 {
-	for v in $bad_values '' ' 5' '5 '; do
+	for v in $bad_values '' ' 5'; do
 		each_command -n "$v"
 	done
 }
