@@ -38,8 +38,13 @@ struct phase_result {
 	uint64_t entries, bytes;
 	uint64_t app_ops, app_bytes;
 	struct hist app_size;
+	/*
+	 * One per device the probe measured, allocated by
+	 * result_phase_devices: a devstats is about 17 KB, so a run holds
+	 * only the devices it has, not room for DEVSTATS_MAXDEV of them.
+	 */
 	size_t ndev;
-	struct devstats dev[DEVSTATS_MAXDEV];
+	struct devstats *dev;
 };
 
 struct run_result {
@@ -72,6 +77,13 @@ struct result {
 	 */
 	const struct devstats *between;
 };
+
+/*
+ * Room for ndev devices' statistics in p, zeroed: -1 when out of memory.
+ * result_run_free gives back those of every phase of a run.
+ */
+int result_phase_devices(struct phase_result *p, size_t ndev);
+void result_run_free(struct run_result *run);
 
 /* The result as JSON, keys in the documented order. NULL if out of memory. */
 json_t *result_json(const struct result *r);

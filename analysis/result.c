@@ -277,9 +277,11 @@ run_device(const struct run_result *run, size_t d)
 {
 	struct devstats sum;
 
+	/* A phase that was not measured (a retraced one) has no devices. */
 	memset(&sum, 0, sizeof(sum));
 	for (size_t ph = 0; ph < run->nphase; ph++)
-		devstats_add(&sum, &run->phase[ph].dev[d]);
+		if (d < run->phase[ph].ndev)
+			devstats_add(&sum, &run->phase[ph].dev[d]);
 	return sum;
 }
 
@@ -387,6 +389,27 @@ summary_json(const struct result *r)
 	free(ok);
 	free(v);
 	return o;
+}
+
+int
+result_phase_devices(struct phase_result *p, size_t ndev)
+{
+	free(p->dev);
+	p->ndev = 0;
+	if ((p->dev = calloc(ndev > 0 ? ndev : 1, sizeof(*p->dev))) == NULL)
+		return -1;
+	p->ndev = ndev;
+	return 0;
+}
+
+void
+result_run_free(struct run_result *run)
+{
+	for (size_t i = 0; i < run->nphase; i++) {
+		free(run->phase[i].dev);
+		run->phase[i].dev = NULL;
+		run->phase[i].ndev = 0;
+	}
 }
 
 json_t *

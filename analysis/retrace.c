@@ -215,8 +215,11 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 			for (size_t d = 0; d < tf->ndev; d++)
 				devstats_add(&between[d], &out[d]);
 		} else if ((p = labelled(runs, nrun, label)) != NULL) {
+			if (result_phase_devices(p, tf->ndev) == -1) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
 			memcpy(p->dev, out, tf->ndev * sizeof(out[0]));
-			p->ndev = tf->ndev;
 			found++;
 		}
 	}
@@ -237,6 +240,8 @@ result_retrace(const struct tracefile *tf, char *err, size_t errlen)
 	}
 out:
 	blkev_acc_free(acc);
+	for (i = 0; runs != NULL && i < nrun; i++)
+		result_run_free(&runs[i]);
 	free(runs);
 	json_decref(doc0);
 	return doc;

@@ -7,7 +7,7 @@ top=$1
 sh "$top/contrib/deps.sh" bench || exit 1
 rc=0
 for b in "$top"/bench/*.sh; do
-	[ "$(basename "$b")" = run.sh ] && continue
+	case $(basename "$b") in run.sh|lib.sh) continue ;; esac
 	echo "== $(basename "$b" .sh)"
 	sh "$b" "$top" || rc=1
 	echo

@@ -13,21 +13,9 @@ top=$1
 pairs=${PAIRS:-5}
 ubc=$top/ubcreplay
 [ "$(id -u)" -eq 0 ] || { echo "tar bench: needs root for a loop ext4; skipped"; exit 0; }
-work=$(mktemp -d /tmp/ubcreplay-bench.XXXXXX)
-dev=
-cleanup()
-{
-	[ -n "$dev" ] && { umount "$work/mnt" 2>/dev/null || umount -l "$work/mnt"; losetup -d "$dev"; }
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP PIPE
-
-truncate -s 6G "$work/img"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$work/img"
-dev=$(losetup -f --show "$work/img")
-mkdir "$work/mnt"
-mount "$dev" "$work/mnt"
+. "$top/bench/lib.sh"
+bench_work tar
+bench_loopfs 6G
 
 # timed NAME CMD...: runs CMD under GNU time (for the peak RSS and the CPU
 # time of the process tree; its own clock has only hundredths) between two

@@ -11,6 +11,7 @@
 
 #include "../analysis/analysis.h"
 #include "../analysis/compare.h"
+#include "../model/stop.h"
 #include "../replay/replay.h"
 #include "../traces/traces.h"
 
@@ -32,7 +33,18 @@ void usage_print(FILE *f);
 void usage_command(FILE *f, const char *name);
 
 /*
- * common.c. The sampling interval as written: "100ms", "0.5s", "250us",
+ * common.c. An option's integer value: a whole decimal number from lo to
+ * hi, nothing else (no blanks, no '+', a '-' only when lo < 0, no suffix).
+ * Otherwise -1 after saying, the same way for every command,
+ *	-n '1x' is not a whole number from 1 to 1000
+ * where what names the option. cmd_parse_intv is the same into an int.
+ */
+int cmd_parse_int(
+    const char *what, const char *s, long long lo, long long hi, long long *v);
+int cmd_parse_intv(const char *what, const char *s, int lo, int hi, int *v);
+
+/*
+ * The sampling interval as written: "100ms", "0.5s", "250us",
  * or a plain number of seconds as iostat takes it; 1 ms to 1 h.
  */
 int cmd_parse_interval(const char *s, int64_t *ns);

@@ -1,12 +1,13 @@
 /*
- * common.c - what the workload front ends share: the sampling interval
- * as the user writes it, and one measured phase (a workload function in a
- * child, the probe ticking meanwhile, then the probe's mark).
+ * common.c - what the workload front ends share: integers and the sampling
+ * interval as the user writes them, and one measured phase (a workload
+ * function in a child, the probe ticking meanwhile, then the probe's mark).
  */
 #include <sys/ioctl.h>
 
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,63 @@
 
 #include "../analysis/compare.h"
 #include "cmd.h"
+
+/*
+ * s as a whole decimal number from lo to hi: digits only, a '-' first only
+ * when lo is negative, nothing before or after them. Parsed by hand rather
+ * than by strtoll, which takes leading blanks and a '+', and whose errno a
+ * caller must remember to clear.
+ */
+static int
+parse_int(const char *s, long long lo, long long hi, long long *v)
+{
+	int neg = *s == '-' && lo < 0;
+	long long n = 0;
+	const char *p = s + neg;
+
+	if (*p == '\0')
+		return -1;
+	for (; *p != '\0'; p++) {
+		int d = *p - '0';
+
+		if (d < 0 || d > 9)
+			return -1;
+		/* Accumulated negative: LLONG_MIN has no positive twin. */
+		if (n < (LLONG_MIN + d) / 10)
+			return -1;
+		n = n * 10 - d;
+	}
+	if (!neg && n == LLONG_MIN)
+		return -1;
+	n = neg ? n : -n;
+	if (n < lo || n > hi)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+int
+cmd_parse_int(
+    const char *what, const char *s, long long lo, long long hi, long long *v)
+{
+	if (parse_int(s, lo, hi, v) == -1) {
+		warnx("%s '%s' is not a whole number from %lld to %lld", what,
+		    s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_parse_intv(const char *what, const char *s, int lo, int hi, int *v)
+{
+	long long n;
+
+	if (cmd_parse_int(what, s, lo, hi, &n) == -1)
+		return -1;
+	*v = (int)n;
+	return 0;
+}
 
 int
 cmd_parse_interval(const char *s, int64_t *ns)
@@ -80,7 +138,11 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 	p->app_ops = out.report.app_ops;
 	p->app_bytes = out.report.app_bytes;
 	p->app_size = out.report.app_size;
-	p->ndev = probe->target->ndev;
+	if (result_phase_devices(p, probe->target->ndev) == -1) {
+		snprintf(err, errlen, "cannot allocate the %s phase's devices",
+		    name);
+		return -1;
+	}
 	return probe_mark(probe, p->dev, err, errlen);
 }
 
@@ -110,15 +172,11 @@ cmd_page_width(void)
 {
 	const char *s = getenv("COLUMNS");
 	struct winsize ws;
-	char *end;
-	long v;
+	long long v;
 
-	if (s != NULL && *s != '\0') {
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
-			return (int)v;
-	}
+	/* A COLUMNS that is not a width is ignored, as ls(1) does. */
+	if (s != NULL && parse_int(s, 1, 100000, &v) == 0)
+		return (int)v;
 	if (isatty(STDOUT_FILENO) &&
 	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;

@@ -29,24 +29,6 @@
 #define DEFAULT_INTERVAL_NS 100000000LL
 
 int
-ddrun_parse_runs(const char *s, int *runs)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v < 1 ||
-	    v > DDRUN_MAX_RUNS) {
-		warnx("runs '%s' is not a number from 1 to %d", s,
-		    DDRUN_MAX_RUNS);
-		return -1;
-	}
-	*runs = (int)v;
-	return 0;
-}
-
-int
 ddrun_parse_probe(const char *s)
 {
 	if (strcmp(s, "auto") != 0 && strcmp(s, "exact") != 0 &&
@@ -230,7 +212,7 @@ ddrun_run(struct ddrun *r, char *err, size_t errlen)
 	run->status = "ok";
 	return 0;
 broken:
-	if (replay_stop_requested())
+	if (stop_signal())
 		run->status = "interrupted";
 	snprintf(run->error, sizeof(run->error), "%s", err);
 	return -1;
@@ -429,6 +411,8 @@ ddrun_close(struct ddrun *r)
 	r->probe = NULL;
 	replay_dd_counts_free(r->shared);
 	r->shared = NULL;
+	for (size_t i = 0; i < r->nrun; i++)
+		result_run_free(&r->runs[i]);
 	free(r->runs);
 	r->runs = NULL;
 	free(r->extra);
@@ -460,7 +444,10 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o)
 		o->label = arg;
 		return 1;
 	case 'n':
-		return ddrun_parse_runs(arg, &o->runs) == -1 ? -1 : 1;
+		if (cmd_parse_intv("-n", arg, 1, DDRUN_MAX_RUNS, &o->runs) ==
+		    -1)
+			return -1;
+		return 1;
 	case 'o':
 		o->output = arg;
 		return 1;
@@ -620,7 +607,7 @@ ddrun_finish(json_t *doc, const char *output, int quiet, int status)
 void
 ddrun_die_if_stopped(struct ddrun *r)
 {
-	int sig = replay_stop_requested();
+	int sig = stop_signal();
 
 	if (sig == 0)
 		return;
@@ -659,7 +646,7 @@ cmd_dd(int argc, char **argv)
 	 * Caught before the probe opens: a signal that killed us outright
 	 * would leave the exact probe's tracefs instance behind.
 	 */
-	replay_catch_signals();
+	stop_catch();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;

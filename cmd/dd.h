@@ -74,8 +74,7 @@ struct ddrun {
 	time_t started;
 };
 
-/* Parse -n and -p values; warn and return -1 when bad. */
-int ddrun_parse_runs(const char *s, int *runs);
+/* Parse a -p value; warn and return -1 when bad. */
 int ddrun_parse_probe(const char *s);
 
 /*

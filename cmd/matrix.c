@@ -155,7 +155,7 @@ cmd_matrix(int argc, char **argv)
 			}
 		}
 
-	replay_catch_signals();
+	stop_catch();
 	pairs = json_array();
 	allruns = json_array();
 	for (size_t i = 0; i < nfrom; i++)

@@ -30,15 +30,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* Prints a field when its bit is known, else leaves it empty. */
 static void
 field(FILE *fp, uint32_t have, uint32_t bit, uint64_t v)
@@ -128,7 +119,6 @@ cmd_nfs(int argc, char **argv)
 {
 	struct nfs_capture cap;
 	struct nfs_decoder *d;
-	struct sigaction sa;
 	const char *output = NULL, *label = NULL;
 	char errbuf[1024], *end;
 	int c, calls = 0, quiet = 0, status = EXIT_SUCCESS;
@@ -136,6 +126,13 @@ cmd_nfs(int argc, char **argv)
 	json_t *doc;
 	double secs;
 
+	/*
+	 * A hangup stops the capture as INT and TERM do. Left to its default
+	 * action it could end the process while the result is being written,
+	 * leaving the temporary file behind. Caught first thing, so that a
+	 * stop sent while the capture is being set up is not lost.
+	 */
+	stop_catch();
 	memset(&cap, 0, sizeof(cap));
 	optind = 1;
 	while ((c = getopt_long(
@@ -201,18 +198,7 @@ cmd_nfs(int argc, char **argv)
 		     "call_segments,reply_segments");
 		nfs_decoder_on_call(d, print_call, stdout);
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/*
-	 * A hangup stops the capture as INT and TERM do. Left to its default
-	 * action it could end the process while the result is being written,
-	 * leaving the temporary file behind.
-	 */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	cap.stop = &stop;
+	cap.stop = stop_flag();
 	if (nfs_capture_run(&cap, d, errbuf, sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
 		nfs_decoder_free(d);

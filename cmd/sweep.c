@@ -142,7 +142,7 @@ cmd_sweep(int argc, char **argv)
 	}
 	dd.bs_bytes = bs[0];
 	/* Before the probe opens, as in dd.c. */
-	replay_catch_signals();
+	stop_catch();
 	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;

@@ -84,7 +84,6 @@ static const struct option longopts[] = {
 static int
 parse(int argc, char **argv, struct opts *o)
 {
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -107,14 +106,9 @@ parse(int argc, char **argv, struct opts *o)
 			o->label = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			o->runs = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || errno != 0 || o->runs < 1 ||
-			    o->runs > MAX_RUNS) {
-				warnx("runs '%s' is not a number from 1 to %d",
-				    optarg, MAX_RUNS);
+			if (cmd_parse_intv(
+			        "-n", optarg, 1, MAX_RUNS, &o->runs) == -1)
 				return -1;
-			}
 			break;
 		case 'o':
 			o->output = optarg;
@@ -414,7 +408,7 @@ one_run(struct job *j, int idx, struct run_result *run)
 cleanup:
 	drop_rundir(j, idx);
 broken:
-	if (replay_stop_requested())
+	if (stop_signal())
 		run->status = "interrupted";
 	snprintf(run->error, sizeof(run->error), "%s", err);
 	return -1;
@@ -500,6 +494,7 @@ job_end(struct job *j, struct run_result *runs, int nrun)
 	for (int i = 0; i < nrun; i++) {
 		json_decref(runs[i].nfs);
 		json_decref(runs[i].mountstats);
+		result_run_free(&runs[i]);
 	}
 	free(runs);
 }
@@ -572,7 +567,7 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	j.dev = st.st_dev;
-	replay_catch_signals();
+	stop_catch();
 	if ((j.probe = probe_open(
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
@@ -610,17 +605,17 @@ cmd_tar(int argc, char **argv)
 			warnx("run %d %s: %s", nrun, run->status, run->error);
 			status = EXIT_FAILURE;
 		}
-		if (o.nfs_iface != NULL && !replay_stop_requested() &&
+		if (o.nfs_iface != NULL && !stop_signal() &&
 		    take_wire(&watch, failed || nrun == o.runs, run) == -1)
 			status = EXIT_FAILURE;
-		if (is_nfs(&t) && !replay_stop_requested())
+		if (is_nfs(&t) && !stop_signal())
 			take_client(&t, &client, run);
 		if (status != EXIT_SUCCESS)
 			break;
 	}
 	if (o.nfs_iface != NULL)
 		nfs_watch_kill(&watch);
-	if ((sig = replay_stop_requested()) != 0) {
+	if ((sig = stop_signal()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
 		job_end(&j, runs, nrun);
 		signal(sig, SIG_DFL);

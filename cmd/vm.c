@@ -75,21 +75,6 @@ struct vm_opts {
 	uint64_t size_bytes;
 };
 
-static int
-number(const char *what, const char *s, long lo, long hi, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || *v < lo || *v > hi) {
-		warnx(
-		    "%s '%s' is not a number from %ld to %ld", what, s, lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * The job after `--`: the main job (archive dir ...) or a subcommand that
  * writes a result. -o goes where each takes it: after the subcommand's
@@ -177,7 +162,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 {
 	static char runs[16];
 	char errbuf[256] = "";
-	long v;
+	long long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -214,7 +199,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->mount_opts = optarg;
 			break;
 		case 'n':
-			if (number("runs", optarg, 1, 1000, &v) == -1)
+			if (cmd_parse_int("-n", optarg, 1, 1000, &v) == -1)
 				return -1;
 			o->runs = (int)v;
 			break;
@@ -222,7 +207,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->outdir = optarg;
 			break;
 		case 'j':
-			if (number("-j", optarg, 1, 64, &v) == -1)
+			if (cmd_parse_int("-j", optarg, 1, 64, &v) == -1)
 				return -1;
 			o->jobs = (int)v;
 			break;
@@ -240,12 +225,13 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->bisect = 1;
 			break;
 		case 'C':
-			if (number("--cpus", optarg, 1, 64, &v) == -1)
+			if (cmd_parse_int("--cpus", optarg, 1, 64, &v) == -1)
 				return -1;
 			o->cpus = (int)v;
 			break;
 		case 'M':
-			if (number("--mem", optarg, 128, 1 << 20, &v) == -1)
+			if (cmd_parse_int("--mem", optarg, 128, 1 << 20, &v) ==
+			    -1)
 				return -1;
 			o->mem = (int)v;
 			break;
@@ -262,12 +248,13 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->nfs_server = optarg;
 			break;
 		case 'T':
-			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
+			if (cmd_parse_int(
+			        "--timeout", optarg, 1, 7 * 86400, &v) == -1)
 				return -1;
 			o->timeout_ns = (int64_t)v * 1000000000;
 			break;
 		case 'b':
-			if (number("--boot-timeout", optarg, 1, 7 * 86400,
+			if (cmd_parse_int("--boot-timeout", optarg, 1, 7 * 86400,
 			        &v) == -1)
 				return -1;
 			o->boot_timeout_ns = (int64_t)v * 1000000000;
@@ -623,8 +610,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 	for (;;) {
 		const struct timespec nap = {0, 50 * 1000000};
 
-		while (!replay_stop_requested() && running < (size_t)jobs &&
-		    next < n) {
+		while (!stop_signal() && running < (size_t)jobs && next < n) {
 			struct vm_cell *c = &cell[next];
 			const struct vm_cell_conf *cf = &r->conf[idx[next]];
 
@@ -644,12 +630,12 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 			if (active(&cell[i]) &&
 			    cell[i].parallel_guests < (int)running)
 				cell[i].parallel_guests = (int)running;
-		if (replay_stop_requested() || running == 0)
+		if (stop_signal() || running == 0)
 			break;
 		for (size_t i = 0; i < next; i++) {
 			int s;
 
-			if (!active(&cell[i]) || replay_stop_requested() ||
+			if (!active(&cell[i]) || stop_signal() ||
 			    (s = step(r, &cell[i], idx[i], errbuf,
 			         sizeof(errbuf))) == 1)
 				continue;
@@ -662,7 +648,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 	for (size_t i = 0; i < next; i++)
 		vm_cell_cleanup(&cell[i]);
 	free(cell);
-	return replay_stop_requested() ? -1 : status;
+	return stop_signal() ? -1 : status;
 }
 
 /* The output directory: as given (made if need be), or a fresh one. */
@@ -1150,7 +1136,7 @@ cmd_vm(int argc, char **argv)
 		goto out;
 	}
 	/* From here a signal is a flag: the unpacked kernels get removed. */
-	replay_catch_signals();
+	stop_catch();
 	if (check(&r) == -1) {
 		rc = EXIT_USAGE;
 		goto out;
@@ -1198,7 +1184,7 @@ cmd_vm(int argc, char **argv)
 		free(idx);
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
-	if ((sig = replay_stop_requested()) != 0) {
+	if ((sig = stop_signal()) != 0) {
 		run_free(&r, names);
 		signal(sig, SIG_DFL);
 		raise(sig);

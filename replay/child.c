@@ -18,35 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/stop.h"
 #include "replay.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-void
-replay_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll must return EINTR so that we notice. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-int
-replay_stop_requested(void)
-{
-	return stop_signal;
-}
 
 int64_t
 replay_now_ns(void)
@@ -63,14 +36,9 @@ run_child(int fd, replay_fn fn, void *arg)
 	struct replay_report rep;
 	const char *p = (const char *)&rep;
 	size_t left = sizeof(rep);
-	struct sigaction sa;
 
 	/* The child dies of the signals the parent catches. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	stop_default();
 
 	memset(&rep, 0, sizeof(rep));
 	fn(arg, &rep);
@@ -141,9 +109,9 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 			}
 			timeout = (int)((next - now + 999999) / 1000000);
 		}
-		if (stop_signal != 0) {
+		if (stop_signal() != 0) {
 			snprintf(err, errlen, "interrupted by signal %d",
-			    (int)stop_signal);
+			    stop_signal());
 			goto kill;
 		}
 		rv = poll(&pf, 1, timeout);
@@ -174,9 +142,9 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 	 * A ^C reaches the whole process group: the child may die of it
 	 * before we see the flag. That is the stop, not a failed workload.
 	 */
-	if (stop_signal != 0) {
+	if (stop_signal() != 0) {
 		snprintf(
-		    err, errlen, "interrupted by signal %d", (int)stop_signal);
+		    err, errlen, "interrupted by signal %d", stop_signal());
 		return -1;
 	}
 	if (got != sizeof(out->report)) {

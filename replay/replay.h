@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include <signal.h>
 #include <stdint.h>
 
 #include "../model/hist.h"
@@ -54,21 +53,13 @@ typedef int (*replay_tick_fn)(void *ctx, char *err, size_t errlen);
  * interval_ns (no tick when tick is NULL). A child killed by a signal, or one
  * that exits without a report, is a failed report, not an error. Returns -1
  * when the child could not be run, when tick fails, or when the parent was
- * asked to stop (replay_stop_requested): then the child has been killed and
- * reaped.
+ * asked to stop (stop_signal of model/stop.h, after the caller's stop_catch):
+ * then the child has been killed and reaped, and the caller cleans up. The
+ * child dies of the stop signals, whatever the parent does with them.
  */
 int replay_child(replay_fn fn, void *arg, int64_t interval_ns,
     replay_tick_fn tick, void *ctx, struct replay_outcome *out, char *err,
     size_t errlen);
-
-/*
- * Signals that ask the tool to stop (SIGINT, SIGTERM, SIGHUP) are caught
- * into a flag by replay_catch_signals; replay_child then kills its child and
- * returns -1, and the caller cleans up. replay_stop_requested returns the
- * signal number, 0 while none came.
- */
-void replay_catch_signals(void);
-int replay_stop_requested(void);
 
 /* Monotonic clock, nanoseconds. */
 int64_t replay_now_ns(void);

@@ -148,7 +148,7 @@ atf_test_case usage
 usage_body()
 {
 	atf_check -s exit:2 -o empty -e match:"usage: ubcreplay" "$ubc"
-	atf_check -s exit:2 -o empty -e match:"runs '0'" "$ubc" -n 0 a d
+	atf_check -s exit:2 -o empty -e match:"-n '0' is not a whole number" "$ubc" -n 0 a d
 	atf_check -s exit:2 -o empty -e match:"not none, file or end" "$ubc" --fsync sometimes a d
 	atf_check -s exit:2 -o empty -e match:"interval '5x'" "$ubc" -i 5x a d
 	atf_check -s exit:0 -o match:"usage: ubcreplay" "$ubc" -h

@@ -303,7 +303,7 @@ bad_input_body() {
 	# Bad option values are usage errors, as for the tar job.
 	atf_check -s exit:2 -e match:"bad NTP server '::1'" "$ubc" dd \
 	    --ntp ::1 if=src of=out
-	atf_check -s exit:2 -e match:"runs '0'" "$ubc" sweep -n 0 --bs 4k \
+	atf_check -s exit:2 -e match:"-n '0' is not a whole number" "$ubc" sweep -n 0 --bs 4k \
 	    if=src
 	[ ! -e out ] || atf_fail "a usage error wrote the destination"
 	atf_check_equal "$(cat src)" data

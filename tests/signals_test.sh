@@ -21,19 +21,24 @@ instances()
 }
 
 # job PROBE [--keep]: the job under test, in the background: the tar job,
-# or with JOB=dd a dd of the bigger archive in 4 KiB blocks.
+# or with JOB=dd a dd of the bigger archive in 4 KiB blocks. A background
+# job of a shell without job control starts with SIGINT ignored, which a
+# terminal's ^C never meets: a SIGINT sent before ubcreplay reached main()
+# (loading its libraries takes a good part of a second on a busy machine)
+# would be lost, and the capture would end unmarked. So it starts with
+# SIGINT at its default, as a foreground job does.
 job()
 {
 	p=$1
 	shift
 	if [ "$JOB" = nfs ]; then
 		# A live capture on the loopback interface, one second long.
-		setsid "$ubc" nfs -q -I lo -t 1 -o r.json >out 2>err &
+		env --default-signal=INT setsid "$ubc" nfs -q -I lo -t 1 -o r.json >out 2>err &
 	elif [ "$JOB" = dd ]; then
-		setsid "$ubc" dd -q -n 3 -p "$p" -o r.json if="$top/build/fixtures/emacs-like.tar.gz" \
-		    of=m/t/dd.out bs=4k >out 2>err &
+		env --default-signal=INT setsid "$ubc" dd -q -n 3 -p "$p" -o r.json \
+		    if="$top/build/fixtures/emacs-like.tar.gz" of=m/t/dd.out bs=4k >out 2>err &
 	else
-		setsid "$ubc" -q -n 3 -p "$p" "$@" -o r.json "$small" m/t >out 2>err &
+		env --default-signal=INT setsid "$ubc" -q -n 3 -p "$p" "$@" -o r.json "$small" m/t >out 2>err &
 	fi
 }
 

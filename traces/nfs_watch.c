@@ -24,20 +24,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/stop.h"
 #include "nfs.h"
 
 /* How long the parent waits for the watcher to answer. */
 #define ANSWER_MS 10000
 
-static volatile sig_atomic_t want_share, want_end;
+static volatile sig_atomic_t want_share;
 
 static void
-on_signal(int sig)
+on_share(int sig)
 {
-	if (sig == SIGUSR1)
-		want_share = 1;
-	else
-		want_end = 1;
+	(void)sig;
+	want_share = 1;
 }
 
 static void
@@ -84,7 +83,7 @@ watch_child(int fd, const char *iface, const char *filter)
 {
 	struct nfs_capture cap = {.iface = iface,
 	    .filter = filter,
-	    .stop = &want_end,
+	    .stop = stop_flag(),
 	    .mark = &want_share,
 	    .on_ready = ready,
 	    .on_mark = share,
@@ -94,13 +93,11 @@ watch_child(int fd, const char *iface, const char *filter)
 	char err[256] = "";
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = on_share;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	/* The parent decides when the watcher ends; ^C is the parent's. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
+	stop_catch_term();
 	if (d == NULL) {
 		snprintf(err, sizeof(err), "out of memory");
 		send_msg(fd, 'E', err, sizeof(err));

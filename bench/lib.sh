@@ -1,0 +1,38 @@
+# lib.sh - what the benchmarks share, sourced (not a benchmark; run.sh
+# skips it):
+#
+#	. "$top/bench/lib.sh"
+#	bench_work NAME		a work directory, removed at exit
+#	bench_loopfs SIZE	a fresh loop ext4 of SIZE on $work/mnt
+#
+# The loop device is unmounted and detached at exit, however the script
+# ends.
+
+work=
+dev=
+
+bench_cleanup()
+{
+	if [ -n "$dev" ]; then
+		umount "$work/mnt" 2>/dev/null || umount -l "$work/mnt"
+		losetup -d "$dev" 2>/dev/null || true
+	fi
+	[ -z "$work" ] || rm -rf "$work"
+}
+
+bench_work()
+{
+	work=$(mktemp -d "/tmp/ubcreplay-bench-$1.XXXXXX")
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM HUP PIPE
+}
+
+# No lazy init: the kernel must not write while the tool measures.
+bench_loopfs()
+{
+	truncate -s "$1" "$work/img"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$work/img"
+	dev=$(losetup -f --show "$work/img")
+	mkdir -p "$work/mnt"
+	mount "$dev" "$work/mnt"
+}
