@@ -117,6 +117,8 @@ struct vm_guest_conf {
 	const char *accel;  /* "kvm" or "tcg" */
 	int cpus;
 	int mem_mib;
+	int queues;          /* virtio-blk's queues */
+	int icount_shift;    /* -icount shift=N, or -1: the host's real time */
 	const char *console; /* the serial console's file */
 	const char *netdev;  /* -netdev's argument, or NULL: no network */
 	const char *log;     /* QEMU's own stdout and stderr */
@@ -157,6 +159,8 @@ struct vm_cell_conf {
 	uint64_t size_bytes;
 	const char *accel; /* "auto", "kvm" or "tcg" */
 	int cpus, mem_mib;
+	int queues;       /* virtio-blk queues, 1 to cpus */
+	int icount_shift; /* the instruction-count clock's, -1: real time */
 	int64_t timeout_ns;
 	const char *exe;  /* the host's ubcreplay */
 	size_t njob;      /* the job's arguments, -o added after the */
