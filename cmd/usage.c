@@ -34,10 +34,12 @@ static const char synopsis[] =
     "       ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
-    "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
+    "                    [--bisect] [--clock clock,...] [--cpus n,...]\n"
+    "                    [--fail-if metric:change] [--mem mib,...]\n"
+    "                    [--modules dir] [--nfs-export-fs fstype]\n"
     "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
-    "                    [--timeout seconds] archive | -- job ...\n";
+    "                    [--queues n | cpus,...] [--timeout seconds]\n"
+    "                    archive | -- job ...\n";
 
 void
 usage_print(FILE *f)

@@ -37,7 +37,7 @@
 /* The machine when none is asked for (docs/vm-machine.md says why). */
 #define VM_DEFAULT_CPUS   2
 #define VM_DEFAULT_MEM    1024
-#define VM_DEFAULT_QUEUES 0
+#define VM_DEFAULT_QUEUES 1
 #define VM_DEFAULT_SHIFT  (-1)
 #define MAX_MACHINE       64
 

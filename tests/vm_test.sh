@@ -247,7 +247,7 @@ machines_body()
 	done
 	grep -q "^  machine: tcg, 512M, 1q, realtime; differs in vCPUs (in the labels)$" series ||
 	    atf_fail "the series does not show its machine: $(grep -A3 '^Series' series)"
-	grep -q "^  $rel ext4 2cpu " series || atf_fail "no 2cpu row in the series"
+	grep -q "^  B  $rel ext4 2cpu " series || atf_fail "no 2cpu result in the comparison"
 	# A size gate across vCPUs: refused, naming both and the difference.
 	atf_check -s exit:2 -o empty -e save:err "$ubc" compare --fail-if \
 	    write.mean_bytes:+5% out/$rel-ext4-1cpu.json out/$rel-ext4-2cpu.json

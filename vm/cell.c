@@ -372,8 +372,9 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 
 /*
  * The machine the job ran on: what QEMU was told (queues, clock) and what
- * the guest saw (out/machine, vm/init.c: its blk-mq hardware queues, its
- * CPU's calibration before and after the job; 0 when it said nothing).
+ * the guest saw (out/machine, vm/init.c: its blk-mq hardware queues and
+ * the disk's scheduler, its CPU's calibration before and after the job; 0
+ * or "" when it said nothing).
  */
 static int
 machine(const struct vm_cell *cell, json_t *vm)
@@ -381,7 +382,7 @@ machine(const struct vm_cell *cell, json_t *vm)
 	const struct vm_cell_conf *c = cell->c;
 	const char *keys[] = {
 	    "hw_queues", "calibration_ns", "calibration_after_ns"};
-	char p[PATH_MAX], line[256], key[64];
+	char p[PATH_MAX], line[256], key[64], word[64];
 	long long v;
 	FILE *f;
 	int rc = 0;
@@ -394,11 +395,15 @@ machine(const struct vm_cell *cell, json_t *vm)
 		    vm, "icount_shift", json_integer(c->icount_shift));
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		rc |= json_object_set_new(vm, keys[i], json_integer(0));
+	rc |= json_object_set_new(vm, "scheduler", json_string(""));
 	path(cell, "out/machine", p, sizeof(p));
 	if ((f = fopen(p, "re")) == NULL)
 		return rc;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%63s %lld", key, &v) == 2)
+		if (sscanf(line, "scheduler %63s", word) == 1)
+			rc |= json_object_set_new(
+			    vm, "scheduler", json_string(word));
+		else if (sscanf(line, "%63s %lld", key, &v) == 2)
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]);
 			     i++)
 				if (strcmp(key, keys[i]) == 0)
@@ -443,8 +448,8 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 		json_object_set_new(vm, "nfs",
 		    json_pack("{s:s, s:s}", "server", c->nfs_server,
 		        "mount_options", c->nfs_opts));
-	if (vm == NULL || machine(cell, vm) != 0 ||
-	    json_object_set_new(doc, "vm", vm) == -1 ||
+	if (vm == NULL || json_object_set_new(doc, "vm", vm) == -1 ||
+	    machine(cell, vm) != 0 ||
 	    json_object_set_new(doc, "label", json_string(label)) == -1) {
 		json_decref(doc);
 		snprintf(err, errlen, "out of memory");

@@ -244,8 +244,8 @@ output_to(const char *path)
  * guest's CLOCK_MONOTONIC. Under TCG with the host's real time it is
  * whatever the host managed that moment; with QEMU's instruction count as
  * the clock it is the same on every host. Also the disk's blk-mq hardware
- * queues, as the guest kernel made them. Both go to out/machine as
- * "key value" lines for the host to put in the result.
+ * queues, as the guest kernel made them, and its scheduler. They go to
+ * out/machine as "key value" lines for the host to put in the result.
  */
 #define CALIB_LOOPS (1L << 23)
 
@@ -270,14 +270,44 @@ calibrate(void)
 }
 
 static void
-machine_note(const char *key, long long v)
+machine_note(const char *key, const char *v)
 {
 	FILE *f = fopen(ROOT WORK "/out/machine", "a");
 
 	if (f != NULL) {
-		fprintf(f, "%s %lld\n", key, v);
+		fprintf(f, "%s %s\n", key, v);
 		fclose(f);
 	}
+}
+
+static void
+machine_num(const char *key, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	machine_note(key, buf);
+}
+
+/*
+ * The disk's I/O scheduler, the one in brackets: blk-mq gives a disk with
+ * one hardware queue mq-deadline and one with more none, and the
+ * scheduler merges what waits in it.
+ */
+static void
+scheduler(void)
+{
+	char line[256] = "", *a, *b;
+	FILE *f = fopen("/sys/block/vda/queue/scheduler", "r");
+
+	if (f == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    (a = strchr(line, '[')) != NULL && (b = strchr(a, ']')) != NULL) {
+		*b = '\0';
+		machine_note("scheduler", a + 1);
+	}
+	fclose(f);
 }
 
 static int
@@ -383,8 +413,9 @@ main(void)
 		runsetup(c.setup);
 	}
 
-	machine_note("hw_queues", hw_queues());
-	machine_note("calibration_ns", calibrate());
+	machine_num("hw_queues", hw_queues());
+	scheduler();
+	machine_num("calibration_ns", calibrate());
 	/* The host watches for this file: the job starts now. */
 	step("starting the job");
 	writefile(ROOT WORK "/out/started", "\n");
@@ -412,7 +443,7 @@ main(void)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 	step("the job ended");
-	machine_note("calibration_after_ns", calibrate());
+	machine_num("calibration_after_ns", calibrate());
 	if (WIFEXITED(st))
 		status("exit %d", WEXITSTATUS(st));
 	else
