@@ -34,12 +34,16 @@ static const char synopsis[] =
     "       ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
-    "                    [--bisect] [--clock clock,...] [--cpus n,...]\n"
-    "                    [--fail-if metric:change] [--mem mib,...]\n"
-    "                    [--modules dir] [--nfs-export-fs fstype]\n"
-    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
-    "                    [--queues n | cpus,...] [--timeout seconds]\n"
-    "                    archive | -- job ...\n";
+    "                    [--bisect] [--boot-timeout seconds]\n"
+    "                    [--cell id[,id ...]] [--clock clock,...]\n"
+    "                    [--cpus n,...] [--fail-if metric:change]\n"
+    "                    [--mem mib,...] [--modules dir]\n"
+    "                    [--nfs-export-fs fstype] [--nfs-path path]\n"
+    "                    [--nfs-server knfsd | ganesha]\n"
+    "                    [--plan[=lines | github | gitlab]]\n"
+    "                    [--queues n | cpus,...] [--size size]\n"
+    "                    [--timeout seconds] archive | -- job ...\n"
+    "       ubcreplay vm --merge dir [--fail-if metric:change]\n";
 
 void
 usage_print(FILE *f)

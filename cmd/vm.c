@@ -40,19 +40,27 @@
 #define VM_DEFAULT_QUEUES 1
 #define VM_DEFAULT_SHIFT  (-1)
 #define MAX_MACHINE       64
+/* --size: from what a small mkfs takes to a sparse file of 16 TiB. */
+#define IMAGE_MIN_BYTES (1ULL << 20)
+#define IMAGE_MAX_BYTES (1ULL << 44)
 
 static const struct option longopts[] = {
     {"accel", required_argument, NULL, 'A'},
     {"bisect", no_argument, NULL, 'B'},
+    {"boot-timeout", required_argument, NULL, 'b'},
+    {"cell", required_argument, NULL, 'c'},
     {"clock", required_argument, NULL, 'K'},
     {"cpus", required_argument, NULL, 'C'},
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
+    {"merge", required_argument, NULL, 'G'},
     {"modules", required_argument, NULL, 'D'},
     {"nfs-export-fs", required_argument, NULL, 'E'},
     {"nfs-path", required_argument, NULL, 'P'},
     {"nfs-server", required_argument, NULL, 'S'},
+    {"plan", optional_argument, NULL, 'p'},
     {"queues", required_argument, NULL, 'Q'},
+    {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -79,8 +87,13 @@ struct vm_opts {
 	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
 	const char *archive;
 	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
+	const char *plan;  /* --plan's form: "lines", "github", "gitlab" */
+	const char *merge; /* --merge's directory */
+	size_t ncell;      /* --cell: the ids of the cells to run */
+	char *cell[MAX_KERNELS * MAX_FS];
 	int runs, jobs, bisect;
-	int64_t timeout_ns;
+	int64_t timeout_ns, boot_timeout_ns;
+	uint64_t size_bytes;
 };
 
 static int
@@ -274,27 +287,38 @@ machine_tag(
 	    &o->machine[j % o->nmachine], "", varying(o), sep, buf, len);
 }
 
-/* The job after `--`: -o goes after the subcommand's name, if any. */
+/*
+ * The job after `--`: the main job (archive dir ...) or a subcommand that
+ * writes a result. -o goes where each takes it: after the subcommand's
+ * name, or before the main job's operands.
+ */
 static int
 jobargs(struct vm_opts *o, int argc, char **argv)
 {
-	static const char *const subs[] = {"dd", "sweep", "matrix"};
+	static const char *const subs[] = {"dd", "sweep", "matrix", "nfs"};
+	static const char *const none[] = {"compare", "report", "vm"};
 	size_t n = 0, at = 0;
 
 	if (argc == 0 || argc > MAX_JOB) {
 		warnx("after --, the job's arguments (at most %d)", MAX_JOB);
 		return -1;
 	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (strcmp(argv[0], none[i]) == 0) {
+			warnx("the job after -- cannot be '%s': it is the main "
+			      "job, dd, sweep, matrix or nfs",
+			    argv[0]);
+			return -1;
+		}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 		if (strcmp(argv[0], subs[i]) == 0)
 			at = 1;
-	for (int i = 0; i < argc; i++) {
-		if ((size_t)i == at) {
-			o->job[n++] = "-o";
-			o->job[n++] = VM_GUEST_RESULT;
-		}
+	for (size_t i = 0; i < at; i++)
 		o->job[n++] = argv[i];
-	}
+	o->job[n++] = "-o";
+	o->job[n++] = VM_GUEST_RESULT;
+	for (size_t i = at; i < (size_t)argc; i++)
+		o->job[n++] = argv[i];
 	o->njob = n;
 	return 0;
 }
@@ -349,6 +373,7 @@ static int
 parse(int argc, char **argv, struct vm_opts *o)
 {
 	static char runs[16];
+	char errbuf[256] = "";
 	long v;
 	int c;
 
@@ -362,6 +387,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
+	o->size_bytes = IMAGE_BYTES;
 	optind = 1;
 	while ((c = getopt_long(
 	            argc, argv, "hk:t:m:O:n:o:j:", longopts, NULL)) != -1) {
@@ -446,6 +472,52 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			o->timeout_ns = (int64_t)v * 1000000000;
 			break;
+		case 'b':
+			if (number("--boot-timeout", optarg, 1, 7 * 86400,
+			        &v) == -1)
+				return -1;
+			o->boot_timeout_ns = (int64_t)v * 1000000000;
+			break;
+		case 'Z':
+			if (replay_dd_parse_size(optarg, &o->size_bytes, errbuf,
+			        sizeof(errbuf)) == -1 ||
+			    o->size_bytes < IMAGE_MIN_BYTES ||
+			    o->size_bytes > IMAGE_MAX_BYTES ||
+			    o->size_bytes % 512 != 0) {
+				warnx("--size '%s': %s", optarg,
+				    errbuf[0] != '\0'
+				        ? errbuf
+				        : "not a whole number of 512-byte "
+				          "sectors from 1M to 16T");
+				return -1;
+			}
+			break;
+		case 'p':
+			o->plan = optarg != NULL ? optarg : "lines";
+			if (strcmp(o->plan, "lines") != 0 &&
+			    strcmp(o->plan, "github") != 0 &&
+			    strcmp(o->plan, "gitlab") != 0) {
+				warnx("--plan '%s' is not lines, github or "
+				      "gitlab",
+				    o->plan);
+				return -1;
+			}
+			break;
+		case 'c':
+			for (char *id = strtok(optarg, ","); id != NULL;
+			     id = strtok(NULL, ",")) {
+				if (o->ncell ==
+				    sizeof(o->cell) / sizeof(o->cell[0])) {
+					warnx("more than %zu cells to --cell",
+					    o->ncell);
+					return -1;
+				}
+				o->cell[o->ncell++] = id;
+			}
+			break;
+		case 'G':
+			o->merge = optarg;
+			break;
 		case 'f':
 			if (cmd_add_gate(
 			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
@@ -458,6 +530,23 @@ parse(int argc, char **argv, struct vm_opts *o)
 			return -1;
 		}
 	}
+	if (o->merge != NULL && (o->plan != NULL || o->ncell > 0)) {
+		warnx("--merge reads the results of a plan's cells: not with "
+		      "--plan or --cell");
+		return -1;
+	}
+	if (o->ncell > 0 && o->bisect) {
+		warnx("--cell runs cells of a plan; --bisect chooses the "
+		      "kernels it boots itself");
+		return -1;
+	}
+	if (o->merge != NULL && o->bisect) {
+		warnx("--merge draws the series of a plan's results; bisect "
+		      "the kernels with --bisect instead");
+		return -1;
+	}
+	if (o->merge != NULL && o->nkernel == 0 && optind == argc)
+		return 0;
 	if (o->nkernel == 0) {
 		warnx("vm needs a kernel (-k)");
 		return -1;
@@ -526,6 +615,8 @@ struct run {
 	/* kernel-major: conf[(k * nfstype + f) * nmachine + m] */
 	struct vm_cell_conf *conf;
 	json_t **doc; /* each cell's result, or NULL */
+	char exe_sha256[65], archive_sha256[65];
+	struct vm_plan plan; /* the cells as data, with their ids */
 };
 
 static int
@@ -535,8 +626,10 @@ check(struct run *r)
 	char errbuf[2048];
 	ssize_t n;
 
+	/* Listing the cells, or reading their results, boots nothing. */
 	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
-	    -1) {
+	        -1 &&
+	    o->plan == NULL && o->merge == NULL) {
 		warnx("%s", errbuf);
 		return -1;
 	}
@@ -546,6 +639,11 @@ check(struct run *r)
 		return -1;
 	}
 	r->exe[n] = '\0';
+	if (vm_sha256_file(r->exe, r->exe_sha256, errbuf, sizeof(errbuf)) ==
+	    -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
 	if (o->archive != NULL) {
 		if (realpath(o->archive, r->archive) == NULL ||
 		    access(r->archive, R_OK) == -1) {
@@ -554,6 +652,25 @@ check(struct run *r)
 			return -1;
 		}
 		o->job[0] = r->archive;
+		if (vm_sha256_file(r->archive, r->archive_sha256, errbuf,
+		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+		/* ganesha's export is a directory on the host, not the disk. */
+		if ((o->nfs_server == NULL ||
+		        strcmp(o->nfs_server, "ganesha") != 0) &&
+		    vm_image_fits(r->archive, o->size_bytes, errbuf,
+		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+	}
+	/* A plan, or its results, boot nothing here. */
+	if (o->plan == NULL && o->merge == NULL &&
+	    vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
 	}
 	for (size_t f = 0; f < o->nfstype; f++)
 		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
@@ -561,29 +678,12 @@ check(struct run *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-	for (size_t i = 0; i < o->nkernel; i++) {
+	for (size_t i = 0; i < o->nkernel; i++)
 		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
 		        sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
-		for (size_t f = 0; f < o->nfstype; f++) {
-			const char *names[16];
-			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
-
-			if (o->nfs_server != NULL)
-				nn += vm_nfs_modules(
-				    o->nfs_server, names + nn, 16 - nn);
-			struct vm_modset set;
-
-			if (vm_modules_resolve(&r->k[i], names, nn, &set,
-			        errbuf, sizeof(errbuf)) == -1) {
-				warnx("kernel '%s': %s", o->kernel[i], errbuf);
-				return -1;
-			}
-			vm_modules_free(&set);
-		}
-	}
 	return 0;
 }
 
@@ -606,13 +706,14 @@ confs(struct run *r)
 		c->fstype = o->fstype[f];
 		c->mkfs_opts = o->mkfs_opts;
 		c->mount_opts = o->mount_opts;
-		c->size_bytes = IMAGE_BYTES;
+		c->size_bytes = o->size_bytes;
 		c->accel = o->accel;
 		c->cpus = m->cpus;
 		c->mem_mib = m->mem_mib;
 		c->queues = m->queues;
 		c->icount_shift = m->icount_shift;
 		c->timeout_ns = o->timeout_ns;
+		c->boot_timeout_ns = o->boot_timeout_ns;
 		c->exe = r->exe;
 		c->njob = o->njob;
 		c->job = o->job;
@@ -784,6 +885,15 @@ write_results(struct run *r, char names[][PATH_MAX])
 
 		char m[128];
 
+		/*
+		 * Named as in a run of the whole plan, whichever of its cells
+		 * ran here (--cell), so that a scheduler's results merge.
+		 */
+		for (size_t j = 0; j < i; j++)
+			dup |= strcmp(r->conf[j].kernel->release,
+			           c->kernel->release) == 0 &&
+			    strcmp(fsname(&r->conf[j]), fsname(c)) == 0 &&
+			    j % r->o->nmachine == i % r->o->nmachine;
 		if (r->doc[i] == NULL)
 			continue;
 		machine_tag(r->o, i, "-", m, sizeof(m));
@@ -791,12 +901,11 @@ write_results(struct run *r, char names[][PATH_MAX])
 			*p = *p == ':' ? '-' : *p;
 		snprintf(names[i], PATH_MAX, "%s/%s-%s%s%s.json", dir,
 		    c->kernel->release, fsname(c), *m ? "-" : "", m);
-		for (size_t j = 0; j < i; j++)
-			dup |= r->doc[j] != NULL &&
-			    strcmp(names[j], names[i]) == 0;
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
 			    c->kernel->release, fsname(c), i + 1);
+		json_object_set_new(json_object_get(r->doc[i], "vm"), "plan",
+		    vm_plan_stamp(&r->plan, i));
 		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
 		    -1) {
 			warnx("%s", errbuf);
@@ -1010,12 +1119,206 @@ bisect(struct run *r)
 	return EXIT_SUCCESS;
 }
 
+static int
+make_plan(struct run *r)
+{
+	struct vm_plan_inputs in = {r->exe, r->exe_sha256,
+	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
+	char errbuf[512];
+
+	if (vm_plan_make(&r->plan, r->conf, r->ncell, &in, errbuf,
+	        sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+/* One shell word, single-quoted. */
+static void
+shell_word(FILE *f, const char *w)
+{
+	fputs(" '", f);
+	for (; *w != '\0'; w++)
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*w, f);
+	fputc('\'', f);
+}
+
+/*
+ * The arguments of this invocation, a shell word each, for the jobs a CI
+ * plan runs: --plan and -o left out (the jobs give their own), or only the
+ * gates for the merge job. After --, the job's own words go as they are.
+ */
+static void
+shell_args(FILE *f, int argc, char **argv, int gates_only)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int gate = strcmp(a, "--fail-if") == 0 ||
+		    strncmp(a, "--fail-if=", 10) == 0;
+		int drop =
+		    strncmp(a, "--plan", 6) == 0 || strncmp(a, "-o", 2) == 0;
+		int takes =
+		    (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0) &&
+		    i + 1 < argc;
+
+		if (strcmp(a, "--") == 0) {
+			for (; !gates_only && i < argc; i++)
+				shell_word(f, argv[i]);
+			return;
+		}
+		if (gates_only ? gate : !drop) {
+			shell_word(f, a);
+			if (takes)
+				shell_word(f, argv[i + 1]);
+		}
+		i += takes;
+	}
+}
+
+/*
+ * --plan: the cells, one JSON object a line; or a GitHub Actions matrix
+ * (fromJSON of an "include" list); or a GitLab child pipeline, a job per
+ * cell and a merge job with the gates.
+ */
+static void
+print_plan(struct run *r, int argc, char **argv)
+{
+	const char *form = r->o->plan;
+	json_t *c;
+	size_t i;
+
+	if (strcmp(form, "lines") == 0) {
+		json_array_foreach (r->plan.cells, i, c) {
+			json_object_set_new(c, "plan", json_string(r->plan.id));
+			json_dumpf(c, stdout, JSON_COMPACT);
+			putchar('\n');
+		}
+	} else if (strcmp(form, "github") == 0) {
+		json_t *inc = json_array();
+
+		json_array_foreach (r->plan.cells, i, c)
+			json_array_append_new(inc,
+			    json_pack("{s:O, s:O}", "cell",
+			        json_object_get(c, "id"), "label",
+			        json_object_get(c, "label")));
+		json_t *m = json_pack("{s:o}", "include", inc);
+
+		json_dumpf(m, stdout, JSON_COMPACT);
+		json_decref(m);
+		putchar('\n');
+	} else {
+		printf("# The cells of plan %s, made by ubcreplay vm "
+		       "--plan=gitlab:\n# a job per cell, then the series "
+		       "and the gates.\n",
+		    r->plan.id);
+		printf("stages: [cells, merge]\ncell:\n  stage: cells\n"
+		       "  parallel:\n    matrix:\n      - UBC_CELL:\n");
+		json_array_foreach (r->plan.cells, i, c)
+			printf("          - \"%s\"  # %s\n",
+			    json_string_value(json_object_get(c, "id")),
+			    json_string_value(json_object_get(c, "label")));
+		printf("  script:\n    - >-\n      ubcreplay vm --cell "
+		       "\"$UBC_CELL\" -o results");
+		shell_args(stdout, argc, argv, 0);
+		printf("\n"
+		       "  artifacts:\n    paths: [results/]\n"
+		       "merge:\n  stage: merge\n  script:\n    - >-\n"
+		       "      ubcreplay vm --merge results");
+		shell_args(stdout, argc, argv, 1);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/*
+ * --cell: the plan's cells named, in idx; an id that is not one of this
+ * node's cells is an error naming what this node has, by digest, since a
+ * kernel, archive or ubcreplay that differs from the planning node's
+ * changes every id it is part of.
+ */
+static int
+select_cells(struct run *r, size_t *idx, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->o->ncell; i++) {
+		long k = vm_plan_find(&r->plan, r->o->cell[i]);
+
+		if (k >= 0) {
+			idx[(*n)++] = (size_t)k;
+			continue;
+		}
+		warnx("cell '%s' is not a cell of this plan (%s) on this "
+		      "node; an id names the kernel, the archive and "
+		      "ubcreplay by digest, so a copy here that differs from "
+		      "the planning node's makes other ids. Here:",
+		    r->o->cell[i], r->plan.id);
+		fprintf(stderr, "  ubcreplay %s sha256 %s\n", r->exe,
+		    r->exe_sha256);
+		if (r->o->archive != NULL)
+			fprintf(stderr, "  archive %s sha256 %s\n", r->archive,
+			    r->archive_sha256);
+		for (size_t c = 0; c < r->ncell; c++)
+			fprintf(stderr, "  cell %s: %s (kernel %s sha256 %s)\n",
+			    vm_plan_cell_id(&r->plan, c),
+			    json_string_value(json_object_get(
+			        json_array_get(r->plan.cells, c), "label")),
+			    r->conf[c].kernel->path, r->conf[c].kernel->sha256);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --merge DIR: the series and the gates over a directory of one plan's
+ * results, however its cells were run; the plan these arguments make,
+ * when they name kernels, must be that plan.
+ */
+static int
+merge(struct run *r)
+{
+	char errbuf[4096], **files;
+	char(*names)[PATH_MAX];
+	json_t **docs;
+	size_t n;
+	int rc;
+
+	if (vm_plan_load(r->o->merge, r->o->nkernel > 0 ? r->plan.id : NULL,
+	        &docs, &files, &n, errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return EXIT_USAGE;
+	}
+	if ((names = calloc(n, sizeof(*names))) == NULL) {
+		warnx("out of memory");
+		rc = EXIT_USAGE;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			snprintf(names[i], PATH_MAX, "%s", files[i]);
+		rc = n >= 2 ? series(docs, names, n, r->o,
+		                  PRINT_REPORT | PRINT_GATES, NULL)
+		            : (report_text(docs[0], stdout, 0), EXIT_SUCCESS);
+		if (n < 2 && r->o->ngate > 0) {
+			warnx("--fail-if needs two results or more to compare");
+			rc = EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(names);
+	vm_plan_names_free(files, n);
+	return rc;
+}
+
 int
 cmd_vm(int argc, char **argv)
 {
 	struct vm_opts o;
 	struct run r;
-	char(*names)[PATH_MAX] = NULL;
+	char(*names)[PATH_MAX] = NULL, errbuf[2048];
 	size_t nok = 0;
 	int rc, sig, failed;
 
@@ -1026,6 +1329,8 @@ cmd_vm(int argc, char **argv)
 	}
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
+	if (o.merge != NULL && o.nkernel == 0)
+		return merge(&r);
 	r.k = calloc(o.nkernel, sizeof(*r.k));
 	r.conf = calloc(o.nkernel * o.nfstype * o.nmachine, sizeof(*r.conf));
 	r.doc = calloc(o.nkernel * o.nfstype * o.nmachine, sizeof(*r.doc));
@@ -1040,6 +1345,22 @@ cmd_vm(int argc, char **argv)
 		goto out;
 	}
 	confs(&r);
+	for (size_t i = 0; i < r.ncell; i++)
+		if (vm_cell_check(&r.conf[i], errbuf, sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	if (make_plan(&r) == -1) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plan != NULL || o.merge != NULL) {
+		if (o.plan != NULL)
+			print_plan(&r, argc, argv);
+		rc = o.plan != NULL ? EXIT_SUCCESS : merge(&r);
+		goto out;
+	}
 	replay_catch_signals();
 	if (o.bisect) {
 		rc = bisect(&r);
@@ -1052,9 +1373,16 @@ cmd_vm(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+		size_t nrun = r.ncell;
+
 		for (size_t i = 0; i < r.ncell; i++)
 			idx[i] = i;
-		failed = run_cells(&r, idx, r.ncell, o.jobs) == -1;
+		if (o.ncell > 0 && select_cells(&r, idx, &nrun) == -1) {
+			free(idx);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		failed = run_cells(&r, idx, nrun, o.jobs) == -1;
 		free(idx);
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
@@ -1071,7 +1399,8 @@ cmd_vm(int argc, char **argv)
 	}
 	if (write_results(&r, names) == -1)
 		rc = EXIT_USAGE;
-	if (o.bisect)
+	/* A plan's cells run apart are judged together by --merge. */
+	if (o.bisect || o.ncell > 0)
 		goto out;
 	for (size_t i = 0; i < r.ncell; i++)
 		nok += r.doc[i] != NULL;
@@ -1094,6 +1423,7 @@ cmd_vm(int argc, char **argv)
 		}
 	}
 out:
+	vm_plan_free(&r.plan);
 	for (size_t i = 0; r.doc != NULL && i < r.ncell; i++)
 		json_decref(r.doc[i]);
 	free(r.k);
