@@ -816,7 +816,7 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 				fprintf(stderr,
 				    "ubcreplay vm: %s %s%s%s: done under %s in "
 				    "%.1f s (%.1f s to the job)\n",
-				    cf->kernel->release, fsname(cf),
+				    vm_kernel_name(cf->kernel), fsname(cf),
 				    *tag(r, idx[i]) ? " " : "", tag(r, idx[i]),
 				    c->accel,
 				    (double)(vm_now_ns() - c->guest.start_ns) /
@@ -864,13 +864,26 @@ outdir(struct run *r, char *dir, size_t len)
 }
 
 /*
- * Writes each result as DIR/RELEASE-FS.json, or DIR/RELEASE-FS-MACHINE.json
+ * A kernel's name as a file name's start: "6.1.192", or for a tree
+ * "6.1.192-base@1a2b3c4".
+ */
+static void
+stem(const struct vm_kernel *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", vm_kernel_name(k));
+	for (char *p = buf; *p != '\0'; p++)
+		if (*p == ' ' || *p == '/')
+			*p = '-';
+}
+
+/*
+ * Writes each result as DIR/KERNEL-FS.json, or DIR/KERNEL-FS-MACHINE.json
  * with more than one machine (2cpu-icount-4); names[i] gets the path.
  */
 static int
 write_results(struct run *r, char names[][PATH_MAX])
 {
-	char dir[PATH_MAX / 2], errbuf[1024];
+	char dir[PATH_MAX / 2], errbuf[1024], kname[PATH_MAX / 4];
 	int any = 0;
 
 	for (size_t i = 0; i < r->ncell; i++)
@@ -890,20 +903,21 @@ write_results(struct run *r, char names[][PATH_MAX])
 		 * ran here (--cell), so that a scheduler's results merge.
 		 */
 		for (size_t j = 0; j < i; j++)
-			dup |= strcmp(r->conf[j].kernel->release,
-			           c->kernel->release) == 0 &&
+			dup |= strcmp(vm_kernel_name(r->conf[j].kernel),
+			           vm_kernel_name(c->kernel)) == 0 &&
 			    strcmp(fsname(&r->conf[j]), fsname(c)) == 0 &&
 			    j % r->o->nmachine == i % r->o->nmachine;
 		if (r->doc[i] == NULL)
 			continue;
+		stem(c->kernel, kname, sizeof(kname));
 		machine_tag(r->o, i, "-", m, sizeof(m));
 		for (char *p = m; *p != '\0'; p++)
 			*p = *p == ':' ? '-' : *p;
-		snprintf(names[i], PATH_MAX, "%s/%s-%s%s%s.json", dir,
-		    c->kernel->release, fsname(c), *m ? "-" : "", m);
+		snprintf(names[i], PATH_MAX, "%s/%s-%s%s%s.json", dir, kname,
+		    fsname(c), *m ? "-" : "", m);
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
-			    c->kernel->release, fsname(c), i + 1);
+			    kname, fsname(c), i + 1);
 		json_object_set_new(json_object_get(r->doc[i], "vm"), "plan",
 		    vm_plan_stamp(&r->plan, i));
 		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
@@ -1089,10 +1103,11 @@ bisect(struct run *r)
 		return EXIT_USAGE;
 	printf(
 	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
-	printf("  first: %-32s good (the baseline)\n", r->k[0].release);
+	printf(
+	    "  first: %-32s good (the baseline)\n", vm_kernel_name(&r->k[0]));
 	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
 		return EXIT_USAGE;
-	printf("  last:  %-32s %s (%s %+.1f%%)\n", r->k[hi].release,
+	printf("  last:  %-32s %s (%s %+.1f%%)\n", vm_kernel_name(&r->k[hi]),
 	    v ? "bad" : "good", metric, change);
 	if (v == EXIT_SUCCESS) {
 		warnx("the last kernel, %s, does not cross the gate against "
@@ -1106,7 +1121,8 @@ bisect(struct run *r)
 		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
 			return EXIT_USAGE;
 		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
-		    r->k[mid].release, v ? "bad" : "good", metric, change);
+		    vm_kernel_name(&r->k[mid]), v ? "bad" : "good", metric,
+		    change);
 		if (v)
 			hi = mid;
 		else
@@ -1114,8 +1130,8 @@ bisect(struct run *r)
 	}
 	printf("first bad kernel: %s (%s), after %s; %zu boots for %zu "
 	       "kernels\n",
-	    r->k[hi].release, r->k[hi].path, r->k[lo].release, boots(r),
-	    r->ncell);
+	    vm_kernel_name(&r->k[hi]), r->k[hi].path, vm_kernel_name(&r->k[lo]),
+	    boots(r), r->ncell);
 	return EXIT_SUCCESS;
 }
 

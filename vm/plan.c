@@ -24,10 +24,10 @@ static void
 cell_label(const struct vm_cell_conf *c, char *buf, size_t len)
 {
 	if (c->nfs_server != NULL)
-		snprintf(buf, len, "%s nfs %s %s", c->kernel->release,
+		snprintf(buf, len, "%s nfs %s %s", vm_kernel_name(c->kernel),
 		    c->nfs_opts, c->nfs_server);
 	else
-		snprintf(buf, len, "%s %s", c->kernel->release,
+		snprintf(buf, len, "%s %s", vm_kernel_name(c->kernel),
 		    strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype);
 }
 

@@ -70,6 +70,12 @@ struct vm_kernel {
 	char release[128];     /* its first word: what uname -r will say */
 	char moddir[PATH_MAX]; /* lib/modules/RELEASE, or "" for none */
 	char sha256[65];       /* of the file, hex */
+	/* ktree.c: set when the kernel was given as a built tree. */
+	char tree[PATH_MAX]; /* the build directory, absolute; "" for none */
+	char commit[41];     /* the source tree's git HEAD, or "" */
+	int dirty;           /* tracked files changed since; -1 not git */
+	char name[320];      /* "6.1.192 base@1a2b3c4": what a user reads */
+	long build_s;        /* contrib/vm-kbuild.sh's last build, -1 unknown */
 };
 
 /*
@@ -80,6 +86,19 @@ struct vm_kernel {
  */
 int vm_kernel_open(struct vm_kernel *k, const char *path,
     const char *modules_dir, char *err, size_t errlen);
+
+/*
+ * ktree.c: dir, a kernel tree built in place or its O= build directory, as
+ * the kernel: its arch/x86/boot/bzImage, the release in
+ * include/config/kernel.release, the modules modules.order names (a
+ * modules.dep is made beside it when it has none or an older one), and the
+ * source tree's git commit. vm_kernel_open takes this path for a directory.
+ */
+int vm_ktree_open(
+    struct vm_kernel *k, const char *dir, char *err, size_t errlen);
+
+/* What a user reads for k: the tree's name, else the release. */
+const char *vm_kernel_name(const struct vm_kernel *k);
 
 /*
  * Unpacks the image's compressed kernel into out, an ELF vmlinux QEMU can
@@ -319,7 +338,8 @@ struct vm_plan_inputs {
 
 struct vm_plan {
 	size_t n;
-	json_t *cells; /* each cell's description, with "id", "label", "index" */
+	json_t
+	    *cells; /* each cell's description, with "id", "label", "index" */
 	char id[VM_PLAN_ID];
 };
 
