@@ -2,14 +2,18 @@
  * blkev_test.c - the counting rules of the exact probe, on event sequences
  * written the way this kernel emits them: flush sequences with their second
  * empty completion, empty preflush writes, merges, sequential runs,
- * latencies, and events of devices not followed.
+ * latencies, and events of devices not followed; and a whole job's events
+ * recorded on knfsd's disk in a guest, against that disk's diskstats.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <atf-c.h>
+#include <zlib.h>
 
 #include "../model/blkev.h"
+#include "testlib.h"
 
 #define DEV BLKEV_DEV(7, 1)
 
@@ -265,6 +269,67 @@ ATF_TC_BODY(devstats_sum, tc)
 	ATF_CHECK_EQ(t.kern_ops[DIR_WRITE], 11);
 }
 
+ATF_TC(knfsd_recorded);
+ATF_TC_HEAD(knfsd_recorded, tc)
+{
+	atf_tc_set_md_var(tc, "descr",
+	    "the block events of a whole NFS job on the disk a 6.12 guest's "
+	    "knfsd exported (fixtures/blkev_test): write requests plus empty "
+	    "preflush writes, bytes and flushes equal the disk's diskstats "
+	    "over the same time");
+}
+ATF_TC_BODY(knfsd_recorded, tc)
+{
+	const char *path = tl_path(tc, "fixtures/blkev_test/knfsd-6.12.txt.gz");
+	uint32_t devs[] = {BLKEV_DEV(254, 0)};
+	struct blkev_acc *a = blkev_acc_new(devs, 1, 0);
+	uint64_t k_ops = 0, k_sectors = 0, k_flushes = 0, n = 0;
+	struct devstats d;
+	const struct xfer *w = &d.xfer[DIR_WRITE];
+	char line[256];
+	gzFile gz;
+
+	ATF_REQUIRE(a != NULL);
+	if ((gz = gzopen(path, "rb")) == NULL)
+		atf_tc_fail("cannot open '%s'", path);
+	while (gzgets(gz, line, sizeof(line)) != NULL) {
+		struct blkev e = {.dev = devs[0]};
+		char rwbs[16];
+		int64_t extra = 0;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "diskstats %" SCNu64 " %" SCNu64 " %" SCNu64,
+		        &k_ops, &k_sectors, &k_flushes) == 3)
+			continue;
+		ATF_REQUIRE_MSG(sscanf(line,
+		                    "%c %" SCNd64 " 254:0 %15s %" SCNu64
+		                    " %" SCNu32 " %" SCNd64,
+		                    &e.kind, &e.ts_ns, rwbs, &e.sector,
+		                    &e.nr_sector, &extra) >= 5,
+		    "bad line: %s", line);
+		e.flags = blkev_rwbs_parse(rwbs);
+		ATF_REQUIRE_MSG(e.flags != 0, "bad rwbs: %s", line);
+		if (e.kind == BLKEV_ISSUE)
+			e.bytes = (uint64_t)extra;
+		else if (e.kind == BLKEV_COMPLETE)
+			e.error = (int32_t)extra;
+		blkev_acc_add(a, &e);
+		n++;
+	}
+	gzclose(gz);
+	blkev_acc_mark(a, INT64_MAX, &d);
+	blkev_acc_free(a);
+
+	ATF_REQUIRE_EQ(n, 57628);
+	ATF_REQUIRE(k_ops > 0);
+	/* Empty preflush writes are there: what the test is about. */
+	ATF_CHECK_EQ(d.empty_preflush, 2);
+	ATF_CHECK_EQ(w->ops + d.empty_preflush, k_ops);
+	ATF_CHECK_EQ(w->bytes, k_sectors * 512);
+	ATF_CHECK_EQ(d.flushes, k_flushes);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, rwbs);
@@ -272,5 +337,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, merges_and_runs);
 	ATF_TP_ADD_TC(tp, discard_and_clamp);
 	ATF_TP_ADD_TC(tp, devstats_sum);
+	ATF_TP_ADD_TC(tp, knfsd_recorded);
 	return atf_no_error();
 }
