@@ -401,6 +401,56 @@ basename_of(const char *path)
 	return s != NULL && s[1] != '\0' ? s + 1 : path;
 }
 
+void
+cmp_machine_tag(const struct cmp_machine *m, const char *accel, unsigned dims,
+    const char *sep, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define TAG(...)                                                               \
+	do {                                                                   \
+		if (n < len)                                                   \
+			n += (size_t)snprintf(                                 \
+			    buf + n, len - n, "%s", n > 0 ? sep : "");         \
+		if (n < len)                                                   \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);  \
+	} while (0)
+	if (dims & CMP_M_ACCEL)
+		TAG("%s", accel);
+	if (dims & CMP_M_CPUS)
+		TAG("%dcpu", m->cpus);
+	if (dims & CMP_M_MEM)
+		TAG("%dM", m->mem_mib);
+	if (dims & CMP_M_QUEUES)
+		TAG("%dq", m->queues);
+	if (dims & CMP_M_CLOCK) {
+		if (m->icount_shift < 0)
+			TAG("realtime");
+		else
+			TAG("icount:%d", m->icount_shift);
+	}
+#undef TAG
+}
+
+void
+cmp_machine_names(unsigned dims, char *buf, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} knobs[] = {{CMP_M_ACCEL, "accel"}, {CMP_M_CPUS, "vCPUs"},
+	    {CMP_M_MEM, "memory"}, {CMP_M_QUEUES, "virtio-blk queues"},
+	    {CMP_M_CLOCK, "clock"}};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(knobs) / sizeof(knobs[0]); k++)
+		if ((dims & knobs[k].bit) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			    n > 0 ? ", " : "", knobs[k].name);
+}
+
 /*
  * The guest a result was measured in, from its "vm" object: absent on the
  * host. An accelerator this reader does not know is refused, since whether
@@ -412,7 +462,7 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 {
 	json_t *vm = json_object_get(doc, "vm");
 	const char *accel = str_at(vm, "accel");
-	double par = 1;
+	double par = 1, cpus = 0, mem = 0, queues, shift = 0;
 
 	if (vm == NULL) {
 		r->accel = xstrdup("none");
@@ -429,6 +479,23 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 		return -1;
 	}
 	num_at(vm, "parallel_guests", &par);
+	/*
+	 * Before these were recorded, vm gave QEMU's defaults: one virtio
+	 * queue per vCPU and the host's real time.
+	 */
+	num_at(vm, "cpus", &cpus);
+	num_at(vm, "mem_mib", &mem);
+	queues = cpus;
+	num_at(vm, "queues", &queues);
+	if (strcmp(str_at(vm, "clock"), "icount") == 0)
+		num_at(vm, "icount_shift", &shift);
+	else
+		shift = -1;
+	num_at(vm, "calibration_ns", &r->calibration_ns);
+	r->machine.cpus = (int)cpus;
+	r->machine.mem_mib = (int)mem;
+	r->machine.queues = (int)queues;
+	r->machine.icount_shift = (int)shift;
 	r->accel = xstrdup(accel);
 	r->kernel_release = xstrdup(str_at(vm, "kernel_release"));
 	r->parallel_guests = par >= 1 ? to_u64(par) : 1;
@@ -659,6 +726,131 @@ times_comparable(struct cmp *c)
 		c->times_why[len - 1] = '\0';
 }
 
+/*
+ * The knobs of a guest's machine that move the sizes its kernel writes
+ * (docs/vm-machine.md): the vCPUs, the virtio-blk queues, the clock and the
+ * accelerator (a CPU of another speed). Memory, from 512 MiB to 2 GiB,
+ * moved them less than the run-to-run spread.
+ */
+#define CMP_M_MATTERS (CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES | CMP_M_CLOCK)
+
+static unsigned
+machine_diff(const struct cmp_result *a, const struct cmp_result *b)
+{
+	unsigned d = 0;
+
+	d |= strcmp(a->accel, b->accel) != 0 ? CMP_M_ACCEL : 0;
+	d |= a->machine.cpus != b->machine.cpus ? CMP_M_CPUS : 0;
+	d |= a->machine.mem_mib != b->machine.mem_mib ? CMP_M_MEM : 0;
+	d |= a->machine.queues != b->machine.queues ? CMP_M_QUEUES : 0;
+	d |= a->machine.icount_shift != b->machine.icount_shift ? CMP_M_CLOCK
+	                                                        : 0;
+	return d;
+}
+
+/* The label with each word of tag it does not hold yet ("2cpu 1q"). */
+static int
+label_tag(struct cmp_result *r, const char *tag)
+{
+	char *s = malloc(strlen(r->label) + strlen(tag) + 2), *save = NULL;
+	char words[128];
+
+	if (s == NULL)
+		return -1;
+	strcpy(s, r->label);
+	snprintf(words, sizeof(words), "%s", tag);
+	for (char *w = strtok_r(words, " ", &save); w != NULL;
+	     w = strtok_r(NULL, " ", &save)) {
+		size_t wl = strlen(w);
+		const char *p = s;
+		int has = 0;
+
+		while (!has && (p = strstr(p, w)) != NULL) {
+			has = (p == s || p[-1] == ' ') &&
+			    (p[wl] == '\0' || p[wl] == ' ');
+			p += wl;
+		}
+		if (!has)
+			sprintf(s + strlen(s), " %s", w);
+	}
+	free(r->label);
+	r->label = s;
+	return 0;
+}
+
+/*
+ * Whether the guests' machines differ, and in what: the labels of guest
+ * results then carry the knobs that differ, so that the series and the
+ * verdicts say which machine a row ran on; sizes are not judged across a
+ * knob that moves them. Results from the host are not guests: they have no
+ * machine to compare.
+ */
+static int
+machines_comparable(struct cmp *c)
+{
+	const struct cmp_result *first = NULL;
+	double cmin = 0, cmax = 0;
+	char tag[128], names[64] = "";
+	size_t len;
+
+	c->sizes_ok = 1;
+	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		if (strcmp(r->accel, "none") == 0)
+			continue;
+		if (first == NULL)
+			first = r;
+		c->machine_differs |= machine_diff(first, r);
+		if (r->calibration_ns > 0 && r->machine.icount_shift < 0) {
+			cmin = cmin == 0 || r->calibration_ns < cmin
+			    ? r->calibration_ns
+			    : cmin;
+			cmax =
+			    r->calibration_ns > cmax ? r->calibration_ns : cmax;
+		}
+	}
+	/*
+	 * Under the host's real time a guest's CPU runs as fast as the host
+	 * lets it, and the sizes follow (docs/vm-machine.md): say so when
+	 * the guests' own calibrations are far apart.
+	 */
+	if (cmin > 0 && cmax > 2 * cmin &&
+	    warn(c,
+	        "the guests' CPUs ran at different speeds (their "
+	        "calibration loops took %.0f to %.0f ms): under the host's "
+	        "real time the sizes follow the host's load; --clock icount "
+	        "fixes the speed",
+	        cmin / 1e6, cmax / 1e6) == -1)
+		return -1;
+	if (c->machine_differs == 0)
+		return 0;
+	cmp_machine_names(c->machine_differs, names, sizeof(names));
+	snprintf(c->sizes_why, sizeof(c->sizes_why),
+	    "the guests' machines differ in %s:", names);
+	for (size_t i = 0; i < c->nresult; i++) {
+		struct cmp_result *r = c->result[i];
+
+		if (strcmp(r->accel, "none") == 0)
+			continue;
+		cmp_machine_tag(&r->machine, r->accel, c->machine_differs, " ",
+		    tag, sizeof(tag));
+		len = strlen(c->sizes_why);
+		snprintf(c->sizes_why + len, sizeof(c->sizes_why) - len,
+		    "%s '%s' (%s)", r == first ? "" : ",", r->path, tag);
+		if (label_tag(r, tag) == -1)
+			return -1;
+	}
+	c->sizes_ok = (c->machine_differs & CMP_M_MATTERS) == 0;
+	len = strlen(c->sizes_why);
+	snprintf(c->sizes_why + len, sizeof(c->sizes_why) - len, "%s",
+	    c->sizes_ok ? "; sizes compared (memory moved them less than the "
+	                  "runs' spread)"
+	                : "; the sizes a kernel writes depend on these "
+	                  "(docs/vm-machine.md)");
+	return warn(c, "%s", c->sizes_why);
+}
+
 /* A seed from the metric name, so intervals do not depend on row order. */
 static uint64_t
 seed_of(const char *name, size_t result)
@@ -812,6 +1004,8 @@ cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts, char *err,
 	}
 	compare_hists(c);
 	times_comparable(c);
+	if (machines_comparable(c) == -1)
+		goto nomem;
 	if (!c->times_ok && warn(c, "%s", c->times_why) == -1)
 		goto nomem;
 	return c;
@@ -911,6 +1105,14 @@ cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
 			    "--fail-if %s: cannot judge a time: %s; gate on "
 			    "sizes or counts instead",
 			    gate->spec, c->times_why);
+			return -1;
+		}
+		if (row->unit != CMP_NS && !c->sizes_ok &&
+		    strncmp(gate->metric, "app.", 4) != 0) {
+			snprintf(err, errlen,
+			    "--fail-if %s: cannot judge sizes across "
+			    "machines: %s; run them on one machine",
+			    gate->spec, c->sizes_why);
 			return -1;
 		}
 		for (size_t i = 1; i < c->nresult; i++) {

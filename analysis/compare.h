@@ -74,6 +74,34 @@ enum {
 /* "app.write", "write", "read", "nfs.write", "nfs.read". */
 const char *cmp_layer_name(int layer);
 
+/*
+ * The guest's machine, as far as it moves the sizes (docs/vm-machine.md):
+ * vCPUs, memory, virtio-blk queues, the clock (icount_shift -1: the
+ * host's real time, else QEMU's instruction count, 2^shift ns each).
+ */
+struct cmp_machine {
+	int cpus, mem_mib, queues, icount_shift;
+};
+
+/* The knobs of a machine, as bits: which differ, which a tag names. */
+enum {
+	CMP_M_ACCEL = 1,
+	CMP_M_CPUS = 2,
+	CMP_M_MEM = 4,
+	CMP_M_QUEUES = 8,
+	CMP_M_CLOCK = 16,
+};
+
+/*
+ * The knobs named by dims, joined by sep: "2cpu", "1024M", "2q",
+ * "realtime" or "icount:4" (and "tcg" for the accelerator, from accel).
+ */
+void cmp_machine_tag(const struct cmp_machine *m, const char *accel,
+    unsigned dims, const char *sep, char *buf, size_t len);
+
+/* The knobs named by dims, in words, joined by ", ": "vCPUs, clock". */
+void cmp_machine_names(unsigned dims, char *buf, size_t len);
+
 /* One result, reduced. */
 struct cmp_result {
 	char *path;
@@ -87,10 +115,12 @@ struct cmp_result {
 	char *devices; /* the filesystem device names, joined */
 	char *target;  /* fstype and options */
 	/* From the "vm" object; accel "none" and kernel "" on the host. */
-	char *accel;              /* "none", "kvm", "tcg" */
-	char *kernel_release;     /* the guest's */
-	uint64_t parallel_guests; /* guests running at once; 1 on the host */
-	size_t runs;              /* all runs, and those that were ok */
+	char *accel;                /* "none", "kvm", "tcg" */
+	char *kernel_release;       /* the guest's */
+	uint64_t parallel_guests;   /* guests running at once; 1 on the host */
+	struct cmp_machine machine; /* a guest's; all 0 on the host */
+	double calibration_ns;      /* the guest's CPU loop, 0: unknown */
+	size_t runs;                /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t nseries;
 	struct cmp_series *series;
@@ -177,6 +207,14 @@ struct cmp {
 	int times_ok; /* the times can be compared; else why not: */
 	char times_why[1024];
 	int emulated; /* some result's times are emulated (TCG) */
+	/*
+	 * The guests' machines: the knobs (CMP_M_*) in which some guest's
+	 * differs from the first guest's, and whether the sizes can still be
+	 * judged (no knob that moves them differs); else why not.
+	 */
+	unsigned machine_differs;
+	int sizes_ok;
+	char sizes_why[1024];
 };
 
 /*
@@ -220,9 +258,11 @@ struct cmp_failure {
  * Checks every gate against every result but the baseline. Returns the
  * number of failures (writing up to nfail of them), or -1 when a gate cannot
  * be judged: its metric is unknown or missing from a result, there are too
- * few runs for the rank test to ever reach alpha, or it is a time and the
- * times are not comparable (c->times_ok), so that a CI job never passes a
- * gate that could not have failed, nor fails one on an artefact.
+ * few runs for the rank test to ever reach alpha, it is a time and the
+ * times are not comparable (c->times_ok), or it is a size or count of the
+ * device or the wire (all but app.*) and the guests' machines differ in a
+ * knob that moves them (c->sizes_ok), so that a CI job never passes a gate
+ * that could not have failed, nor fails one on an artefact.
  */
 int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
     size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,

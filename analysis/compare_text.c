@@ -456,6 +456,37 @@ any_guest(const struct cmp *c)
 	return 0;
 }
 
+/*
+ * The guests' machine, once: the knobs every guest shares, and which differ
+ * (those are in the labels).
+ */
+static void
+print_machine(const struct cmp *c, FILE *fp)
+{
+	const struct cmp_result *first = NULL;
+	char tag[128], names[128];
+
+	for (size_t i = 0; i < c->nresult && first == NULL; i++)
+		if (strcmp(c->result[i]->accel, "none") != 0)
+			first = c->result[i];
+	if (first == NULL)
+		return;
+	cmp_machine_tag(&first->machine, first->accel,
+	    (CMP_M_ACCEL | CMP_M_CPUS | CMP_M_MEM | CMP_M_QUEUES |
+	        CMP_M_CLOCK) &
+	        ~c->machine_differs,
+	    ", ", tag, sizeof(tag));
+	cmp_machine_names(c->machine_differs, names, sizeof(names));
+	fprintf(fp, "  machine: %s%s%s%s\n", tag,
+	    names[0] != '\0' ? "; differs in " : "", names,
+	    names[0] != '\0' ? " (in the labels)" : "");
+}
+
+/*
+ * The series: one row a result. Under TCG the sizes lead (with their ratio
+ * to the first) and the emulated elapsed time comes last; else the elapsed
+ * time and its ratios to the first and the previous lead.
+ */
 static void
 print_series(const struct cmp *c, FILE *fp, int all, int width)
 {
@@ -470,19 +501,28 @@ print_series(const struct cmp *c, FILE *fp, int all, int width)
 			lw = strlen(c->result[i]->label) > 40
 			    ? 40
 			    : (int)strlen(c->result[i]->label);
-	fprintf(fp, "Series (medians):\n  %-*s %10s %8s %8s %12s", lw, "label",
-	    "elapsed", "/first", "/prev", "write size");
+	fprintf(fp, "Series (medians):\n");
+	if (guest)
+		print_machine(c, fp);
+	if (c->emulated)
+		fprintf(fp, "  %-*s %12s %8s %10s", lw, "label", "write size",
+		    "/first", "elapsed");
+	else
+		fprintf(fp, "  %-*s %10s %8s %8s %12s", lw, "label", "elapsed",
+		    "/first", "/prev", "write size");
 	if (guest)
 		fprintf(fp, "  %-24s %s", "kernel", "accel");
 	fputc('\n', fp);
 	for (size_t i = 0; i < c->nresult; i++) {
 		const struct cmp_result *r = c->result[i];
-		char t[32] = "-", w[32] = "-", r1[16] = "-", rp[16] = "-";
-		int ok, ok0, okp = 0, okw;
+		char t[32] = "-", w[32] = "-", r1[16] = "-", rp[16] = "-",
+		     w1[16] = "-";
+		int ok, ok0, okp = 0, okw, okw0;
 		double e = median_of(c, i, "elapsed", &ok);
 		double e0 = median_of(c, 0, "elapsed", &ok0);
 		double ep = i > 0 ? median_of(c, i - 1, "elapsed", &okp) : 0;
 		double ws = median_of(c, i, size, &okw);
+		double ws0 = median_of(c, 0, size, &okw0);
 
 		if (ok) {
 			cmp_format_value(t, sizeof(t), e, CMP_NS);
@@ -499,8 +539,14 @@ print_series(const struct cmp *c, FILE *fp, int all, int width)
 		}
 		if (okw)
 			cmp_format_value(w, sizeof(w), ws, CMP_BYTES);
-		fprintf(fp, "  %-*.*s %10s %8s %8s %12s", lw, lw, r->label, t,
-		    r1, rp, w);
+		if (okw && okw0 && ws0 > 0)
+			snprintf(w1, sizeof(w1), "%.2f", ws / ws0);
+		if (c->emulated)
+			fprintf(fp, "  %-*.*s %12s %8s %10s", lw, lw, r->label,
+			    w, w1, t);
+		else
+			fprintf(fp, "  %-*.*s %10s %8s %8s %12s", lw, lw,
+			    r->label, t, r1, rp, w);
 		if (guest)
 			fprintf(fp, "  %-24.24s %s%s",
 			    *r->kernel_release ? r->kernel_release : "host",
@@ -511,6 +557,8 @@ print_series(const struct cmp *c, FILE *fp, int all, int width)
 	}
 	if (!c->times_ok)
 		fprintf(fp, "  n/c: %s\n", c->times_why);
+	if (!c->sizes_ok)
+		fprintf(fp, "  sizes not judged: %s\n", c->sizes_why);
 	if (!all && table_width(c) > (size_t)width)
 		fprintf(fp,
 		    "  (the table of every metric side by side is %zu columns "
@@ -533,6 +581,11 @@ cmp_report_text(const struct cmp *c, FILE *fp, int all, int width)
 	int fit = table ? 0 : width;
 
 	print_results(c, fp, fit);
+	/* The guests' machine once; the series, when it leads, says it. */
+	if (table && any_guest(c)) {
+		print_machine(c, fp);
+		fputc('\n', fp);
+	}
 	if (table)
 		print_table(c, fp, all);
 	else

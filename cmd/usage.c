@@ -35,11 +35,13 @@ static const char synopsis[] =
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
     "                    [--bisect] [--boot-timeout seconds]\n"
-    "                    [--cell id[,id ...]] [--cpus n]\n"
-    "                    [--fail-if metric:change] [--mem mib] [--modules dir]\n"
+    "                    [--cell id[,id ...]] [--clock clock,...]\n"
+    "                    [--cpus n,...] [--fail-if metric:change]\n"
+    "                    [--mem mib,...] [--modules dir]\n"
     "                    [--nfs-export-fs fstype] [--nfs-path path]\n"
     "                    [--nfs-server knfsd | ganesha]\n"
-    "                    [--plan[=lines | github | gitlab]] [--size size]\n"
+    "                    [--plan[=lines | github | gitlab]]\n"
+    "                    [--queues n | cpus,...] [--size size]\n"
     "                    [--timeout seconds] archive | -- job ...\n"
     "       ubcreplay vm --merge dir [--fail-if metric:change]\n";
 

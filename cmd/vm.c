@@ -33,6 +33,13 @@
 #define MAX_GATES   32
 #define MAX_JOB     200
 #define IMAGE_BYTES (1ULL << 30)
+#define MAX_KNOB    8
+/* The machine when none is asked for (docs/vm-machine.md says why). */
+#define VM_DEFAULT_CPUS   2
+#define VM_DEFAULT_MEM    1024
+#define VM_DEFAULT_QUEUES 1
+#define VM_DEFAULT_SHIFT  (-1)
+#define MAX_MACHINE       64
 /* --size: from what a small mkfs takes to a sparse file of 16 TiB. */
 #define IMAGE_MIN_BYTES (1ULL << 20)
 #define IMAGE_MAX_BYTES (1ULL << 44)
@@ -42,6 +49,7 @@ static const struct option longopts[] = {
     {"bisect", no_argument, NULL, 'B'},
     {"boot-timeout", required_argument, NULL, 'b'},
     {"cell", required_argument, NULL, 'c'},
+    {"clock", required_argument, NULL, 'K'},
     {"cpus", required_argument, NULL, 'C'},
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
@@ -51,14 +59,27 @@ static const struct option longopts[] = {
     {"nfs-path", required_argument, NULL, 'P'},
     {"nfs-server", required_argument, NULL, 'S'},
     {"plan", optional_argument, NULL, 'p'},
+    {"queues", required_argument, NULL, 'Q'},
     {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
+/*
+ * The guest's machine: each knob a list (--cpus 1,2,4), the machines their
+ * product, a dimension of the matrix after the kernels and filesystems.
+ * queues 0 is one per vCPU; shift -1 the host's real time.
+ */
+struct knob {
+	size_t n;
+	int v[MAX_KNOB];
+};
+
 struct vm_opts {
-	size_t nkernel, nfstype, ngate, njob;
+	size_t nkernel, nfstype, ngate, njob, nmachine;
+	struct knob cpus, mem, queues, clock;
+	struct cmp_machine machine[MAX_MACHINE];
 	const char *kernel[MAX_KERNELS];
 	const char *fstype[MAX_FS];
 	struct cmp_gate gate[MAX_GATES];
@@ -70,10 +91,186 @@ struct vm_opts {
 	const char *merge; /* --merge's directory */
 	size_t ncell;      /* --cell: the ids of the cells to run */
 	char *cell[MAX_KERNELS * MAX_FS];
-	int runs, mem, cpus, jobs, bisect;
+	int runs, jobs, bisect;
 	int64_t timeout_ns, boot_timeout_ns;
 	uint64_t size_bytes;
 };
+
+/*
+ * A knob's comma-separated list into k. word, when not NULL, is a value
+ * that is not a number ("cpus" for --queues, the clocks for --clock); each
+ * element goes through one(), which gives the value or -1 when wrong.
+ */
+static int
+knob(const char *opt, const char *list, struct knob *k,
+    int (*one)(const char *opt, const char *s, int *v))
+{
+	char buf[256], *save = NULL;
+
+	k->n = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *e = strtok_r(buf, ",", &save); e != NULL;
+	     e = strtok_r(NULL, ",", &save)) {
+		if (k->n == MAX_KNOB) {
+			warnx("%s: more than %d values", opt, MAX_KNOB);
+			return -1;
+		}
+		if (one(opt, e, &k->v[k->n]) == -1)
+			return -1;
+		for (size_t i = 0; i < k->n; i++)
+			if (k->v[i] == k->v[k->n]) {
+				warnx("%s '%s': '%s' twice", opt, list, e);
+				return -1;
+			}
+		k->n++;
+	}
+	if (k->n == 0) {
+		warnx("%s '%s': no value", opt, list);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+one_cpus(const char *opt, const char *s, int *v)
+{
+	long long l;
+
+	if (cmd_parse_int(opt, s, 1, 64, &l) == -1)
+		return -1;
+	*v = (int)l;
+	return 0;
+}
+
+static int
+one_mem(const char *opt, const char *s, int *v)
+{
+	long long l;
+
+	if (cmd_parse_int(opt, s, 128, 1 << 20, &l) == -1)
+		return -1;
+	*v = (int)l;
+	return 0;
+}
+
+/* A number of queues, or "cpus": one per vCPU (0). */
+static int
+one_queues(const char *opt, const char *s, int *v)
+{
+	long long l;
+
+	if (strcmp(s, "cpus") == 0) {
+		*v = 0;
+		return 0;
+	}
+	if (cmd_parse_int(opt, s, 1, 64, &l) == -1)
+		return -1;
+	*v = (int)l;
+	return 0;
+}
+
+/* realtime (-1), icount (shift 0) or icount:SHIFT. */
+static int
+one_clock(const char *opt, const char *s, int *v)
+{
+	long long l;
+
+	if (strcmp(s, "realtime") == 0) {
+		*v = -1;
+		return 0;
+	}
+	if (strcmp(s, "icount") == 0) {
+		*v = 0;
+		return 0;
+	}
+	if (strncmp(s, "icount:", 7) == 0) {
+		if (cmd_parse_int(opt, s + 7, 0, 10, &l) == -1)
+			return -1;
+		*v = (int)l;
+		return 0;
+	}
+	warnx("%s '%s' is not realtime, icount or icount:SHIFT (0 to 10)", opt,
+	    s);
+	return -1;
+}
+
+/*
+ * The machines: every combination of the knobs, refusing those that cannot
+ * run. QEMU's instruction count runs every vCPU in one thread, in turn,
+ * and needs TCG; with more than one vCPU the guests tried here hung in
+ * early boot, so icount takes one.
+ */
+static int
+machines(struct vm_opts *o)
+{
+	o->nmachine = 0;
+	for (size_t c = 0; c < o->cpus.n; c++)
+		for (size_t m = 0; m < o->mem.n; m++)
+			for (size_t q = 0; q < o->queues.n; q++)
+				for (size_t k = 0; k < o->clock.n; k++) {
+					struct cmp_machine *x;
+
+					if (o->nmachine == MAX_MACHINE) {
+						warnx("more than %d machines "
+						      "(--cpus, --mem, "
+						      "--queues, --clock)",
+						    MAX_MACHINE);
+						return -1;
+					}
+					x = &o->machine[o->nmachine++];
+					x->cpus = o->cpus.v[c];
+					x->mem_mib = o->mem.v[m];
+					x->queues = o->queues.v[q] > 0
+					    ? o->queues.v[q]
+					    : x->cpus;
+					x->icount_shift = o->clock.v[k];
+					if (x->queues > x->cpus) {
+						warnx("--queues %d with %d "
+						      "vCPUs: the guest uses "
+						      "at most one a vCPU",
+						    x->queues, x->cpus);
+						return -1;
+					}
+					if (x->icount_shift < 0)
+						continue;
+					if (strcmp(o->accel, "kvm") == 0) {
+						warnx("--clock icount is "
+						      "QEMU's TCG only: not "
+						      "with --accel kvm");
+						return -1;
+					}
+					if (x->cpus > 1) {
+						warnx("--clock icount with %d "
+						      "vCPUs: QEMU runs them "
+						      "in one thread under "
+						      "icount, and guests "
+						      "hang in early boot; "
+						      "use --cpus 1",
+						    x->cpus);
+						return -1;
+					}
+				}
+	return 0;
+}
+
+/* The knobs with more than one value: those a cell's name carries. */
+static unsigned
+varying(const struct vm_opts *o)
+{
+	return (o->cpus.n > 1 ? CMP_M_CPUS : 0) |
+	    (o->mem.n > 1 ? CMP_M_MEM : 0) |
+	    (o->queues.n > 1 ? CMP_M_QUEUES : 0) |
+	    (o->clock.n > 1 ? CMP_M_CLOCK : 0);
+}
+
+/* Cell j's machine as its name carries it ("" for one machine). */
+static void
+machine_tag(
+    const struct vm_opts *o, size_t j, const char *sep, char *buf, size_t len)
+{
+	cmp_machine_tag(
+	    &o->machine[j % o->nmachine], "", varying(o), sep, buf, len);
+}
 
 /*
  * The job after `--`: the main job (archive dir ...) or a subcommand that
@@ -169,8 +366,10 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->mkfs_opts = o->mount_opts = "";
 	o->accel = "auto";
 	o->runs = 2;
-	o->mem = 1024;
-	o->cpus = 2;
+	o->cpus = (struct knob){1, {VM_DEFAULT_CPUS}};
+	o->mem = (struct knob){1, {VM_DEFAULT_MEM}};
+	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
+	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	o->size_bytes = IMAGE_BYTES;
@@ -225,15 +424,21 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->bisect = 1;
 			break;
 		case 'C':
-			if (cmd_parse_int("--cpus", optarg, 1, 64, &v) == -1)
+			if (knob("--cpus", optarg, &o->cpus, one_cpus) == -1)
 				return -1;
-			o->cpus = (int)v;
 			break;
 		case 'M':
-			if (cmd_parse_int("--mem", optarg, 128, 1 << 20, &v) ==
+			if (knob("--mem", optarg, &o->mem, one_mem) == -1)
+				return -1;
+			break;
+		case 'Q':
+			if (knob("--queues", optarg, &o->queues, one_queues) ==
 			    -1)
 				return -1;
-			o->mem = (int)v;
+			break;
+		case 'K':
+			if (knob("--clock", optarg, &o->clock, one_clock) == -1)
+				return -1;
 			break;
 		case 'D':
 			o->modules = optarg;
@@ -332,9 +537,13 @@ parse(int argc, char **argv, struct vm_opts *o)
 		warnx("vm needs a kernel (-k)");
 		return -1;
 	}
-	if (o->bisect && (o->ngate == 0 || o->nkernel < 2 || o->nfstype > 1)) {
+	if (machines(o) == -1)
+		return -1;
+	if (o->bisect &&
+	    (o->ngate == 0 || o->nkernel < 2 || o->nfstype > 1 ||
+	        o->nmachine > 1)) {
 		warnx("--bisect needs a --fail-if, two kernels or more "
-		      "(good first, bad last) and one filesystem");
+		      "(good first, bad last), one filesystem and one machine");
 		return -1;
 	}
 	for (size_t f = 0; f < o->nfstype; f++)
@@ -389,11 +598,12 @@ struct run {
 	char archive[PATH_MAX];
 	char qemu[32];
 	size_t ncell;
-	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfstype + f] */
-	struct vm_modset *mods;    /* each conf's modules, the same way */
-	char kdir[PATH_MAX];       /* the vmlinux files unpacked, or "" */
-	char (*boot)[PATH_MAX];    /* what QEMU boots, per kernel */
-	json_t **doc;              /* each cell's result, or NULL */
+	/* kernel-major: conf[(k * nfstype + f) * nmachine + m] */
+	struct vm_cell_conf *conf;
+	struct vm_modset *mods; /* each kernel's and filesystem's modules */
+	char kdir[PATH_MAX];    /* the vmlinux files unpacked, or "" */
+	char (*boot)[PATH_MAX]; /* what QEMU boots, per kernel */
+	json_t **doc;           /* each cell's result, or NULL */
 	char exe_sha256[65], archive_sha256[65];
 	struct vm_plan plan; /* the cells as data, with their ids */
 };
@@ -507,33 +717,35 @@ static void
 confs(struct run *r)
 {
 	struct vm_opts *o = r->o;
-	size_t ncell = o->nkernel * o->nfstype;
+	size_t ncell = o->nkernel * o->nfstype * o->nmachine;
+	for (size_t j = 0; j < ncell; j++) {
+		struct vm_cell_conf *c = &r->conf[j];
+		const struct cmp_machine *m = &o->machine[j % o->nmachine];
+		size_t i = j / o->nmachine / o->nfstype;
+		size_t f = j / o->nmachine % o->nfstype;
 
-	for (size_t i = 0; i < o->nkernel; i++)
-		for (size_t f = 0; f < o->nfstype; f++) {
-			struct vm_cell_conf *c = &r->conf[i * o->nfstype + f];
-
-			c->kernel = &r->k[i];
-			c->mods = &r->mods[i * o->nfstype + f];
-			c->boot = r->boot[i];
-			c->fstype = o->fstype[f];
-			c->mkfs_opts = o->mkfs_opts;
-			c->mount_opts = o->mount_opts;
-			c->size_bytes = o->size_bytes;
-			c->accel = o->accel;
-			c->cpus = o->cpus;
-			c->mem_mib = o->mem;
-			c->timeout_ns = o->timeout_ns;
-			c->boot_timeout_ns = o->boot_timeout_ns;
-			c->exe = r->exe;
-			c->njob = o->njob;
-			c->job = o->job;
-			c->qemu_version = r->qemu;
-			c->nfs_server =
-			    o->nfs_opts != NULL ? o->nfs_server : NULL;
-			c->nfs_opts = o->nfs_opts;
-			c->nfs_path = o->nfs_path;
-		}
+		c->kernel = &r->k[i];
+		c->mods = &r->mods[i * o->nfstype + f];
+		c->boot = r->boot[i];
+		c->fstype = o->fstype[f];
+		c->mkfs_opts = o->mkfs_opts;
+		c->mount_opts = o->mount_opts;
+		c->size_bytes = o->size_bytes;
+		c->accel = o->accel;
+		c->cpus = m->cpus;
+		c->mem_mib = m->mem_mib;
+		c->queues = m->queues;
+		c->icount_shift = m->icount_shift;
+		c->timeout_ns = o->timeout_ns;
+		c->boot_timeout_ns = o->boot_timeout_ns;
+		c->exe = r->exe;
+		c->njob = o->njob;
+		c->job = o->job;
+		c->qemu_version = r->qemu;
+		c->nfs_server = o->nfs_opts != NULL ? o->nfs_server : NULL;
+		c->nfs_opts = o->nfs_opts;
+		c->nfs_path = o->nfs_path;
+	}
 	r->ncell = ncell;
 }
 
@@ -552,6 +764,9 @@ active(const struct vm_cell *c)
 	return c->state == VM_SERVER || c->state == VM_RUNNING ||
 	    c->state == VM_RETRY;
 }
+
+static const char *tag(const struct run *r, size_t j);
+static int label_machine(struct run *r, size_t j);
 
 /*
  * One step of a cell under way: DONE and FAILED end it (its result kept,
@@ -574,11 +789,13 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 	if (s == VM_SERVER || s == VM_RUNNING)
 		return 1;
 	if (s == VM_DONE &&
-	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL) {
+	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL &&
+	    label_machine(r, at) == 0) {
 		fprintf(stderr,
-		    "ubcreplay vm: %s %s: done under %s in %.1f s (%.1f s "
+		    "ubcreplay vm: %s %s%s%s: done under %s in %.1f s (%.1f s "
 		    "to the job)\n",
-		    vm_kernel_name(cf->kernel), fsname(cf), c->accel,
+		    vm_kernel_name(cf->kernel), fsname(cf),
+		    *tag(r, at) ? " " : "", tag(r, at), c->accel,
 		    (double)(vm_now_ns() - c->guest.start_ns) / 1e9,
 		    (double)c->boot_ns / 1e9);
 		vm_cell_cleanup(c);
@@ -587,6 +804,30 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 	warnx("%s", errbuf);
 	vm_cell_cleanup(c);
 	return -1;
+}
+
+/* Cell j's machine tag, "" for one machine. */
+static const char *
+tag(const struct run *r, size_t j)
+{
+	static char buf[128];
+
+	machine_tag(r->o, j, " ", buf, sizeof(buf));
+	return buf;
+}
+
+/* With more than one machine, the label says which ran cell j. */
+static int
+label_machine(struct run *r, size_t j)
+{
+	json_t *doc = r->doc[j];
+	char label[512];
+
+	if (r->o->nmachine == 1)
+		return 0;
+	snprintf(label, sizeof(label), "%s %s",
+	    json_string_value(json_object_get(doc, "label")), tag(r, j));
+	return json_object_set_new(doc, "label", json_string(label));
 }
 
 /*
@@ -691,7 +932,10 @@ stem(const struct vm_kernel *k, char *buf, size_t len)
 			*p = '-';
 }
 
-/* Writes each result as DIR/KERNEL-FS.json; names[i] gets the path. */
+/*
+ * Writes each result as DIR/KERNEL-FS.json, or DIR/KERNEL-FS-MACHINE.json
+ * with more than one machine (2cpu-icount-4); names[i] gets the path.
+ */
 static int
 write_results(struct run *r, char names[][PATH_MAX])
 {
@@ -708,6 +952,8 @@ write_results(struct run *r, char names[][PATH_MAX])
 		const struct vm_cell_conf *c = &r->conf[i];
 		int dup = 0;
 
+		char m[128];
+
 		/*
 		 * Named as in a run of the whole plan, whichever of its cells
 		 * ran here (--cell), so that a scheduler's results merge.
@@ -715,12 +961,16 @@ write_results(struct run *r, char names[][PATH_MAX])
 		for (size_t j = 0; j < i; j++)
 			dup |= strcmp(vm_kernel_name(r->conf[j].kernel),
 			           vm_kernel_name(c->kernel)) == 0 &&
-			    strcmp(fsname(&r->conf[j]), fsname(c)) == 0;
+			    strcmp(fsname(&r->conf[j]), fsname(c)) == 0 &&
+			    j % r->o->nmachine == i % r->o->nmachine;
 		if (r->doc[i] == NULL)
 			continue;
 		stem(c->kernel, kname, sizeof(kname));
-		snprintf(
-		    names[i], PATH_MAX, "%s/%s-%s.json", dir, kname, fsname(c));
+		machine_tag(r->o, i, "-", m, sizeof(m));
+		for (char *p = m; *p != '\0'; p++)
+			*p = *p == ':' ? '-' : *p;
+		snprintf(names[i], PATH_MAX, "%s/%s-%s%s%s.json", dir, kname,
+		    fsname(c), *m ? "-" : "", m);
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
 			    kname, fsname(c), i + 1);
@@ -758,6 +1008,10 @@ caveats(const struct run *r)
 		      "comparable",
 		    parallel);
 }
+
+/* What series prints: the report, the gates' verdicts. */
+#define PRINT_REPORT 1
+#define PRINT_GATES  2
 
 /*
  * The series over the results in docs (paths names), and the gates. 0 when
@@ -801,8 +1055,9 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 	}
 	nfail = cmp_gate_check(c, o->gate, o->ngate, fail,
 	    sizeof(fail) / sizeof(fail[0]), errbuf, sizeof(errbuf));
-	if (print) {
+	if (print & PRINT_REPORT)
 		cmp_report_text(c, stdout, 0, cmd_page_width());
+	if (print & PRINT_GATES) {
 		if (nfail >= 0)
 			cmd_print_gates(c, o->gate, o->ngate, fail,
 			    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
@@ -822,6 +1077,48 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 		return EXIT_USAGE;
 	}
 	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/*
+ * More than one machine: the series of every cell, then the gates judged on
+ * each machine apart (its kernels and filesystems against its first), since
+ * sizes are not judged across machines. The worst exit status of them.
+ */
+static int
+per_machine(struct run *r, char names[][PATH_MAX])
+{
+	struct vm_opts nogate = *r->o;
+	size_t per = r->ncell / r->o->nmachine, n;
+	json_t **docs = calloc(per, sizeof(*docs));
+	char(*nm)[PATH_MAX] = calloc(per, sizeof(*nm));
+	int rc, s;
+
+	if (docs == NULL || nm == NULL) {
+		free(docs);
+		free(nm);
+		warnx("out of memory");
+		return EXIT_USAGE;
+	}
+	nogate.ngate = 0;
+	rc = series(r->doc, names, r->ncell, &nogate, PRINT_REPORT, NULL);
+	for (size_t m = 0; m < r->o->nmachine; m++) {
+		n = 0;
+		for (size_t j = m; j < r->ncell; j += r->o->nmachine)
+			if (r->doc[j] != NULL) {
+				docs[n] = r->doc[j];
+				snprintf(nm[n++], PATH_MAX, "%s", names[j]);
+			}
+		printf("On %s:\n", tag(r, m));
+		if (n < 2) {
+			printf("  fewer than two results: no gates\n");
+			s = EXIT_USAGE;
+		} else
+			s = series(docs, nm, n, r->o, PRINT_GATES, NULL);
+		rc = s > rc ? s : rc;
+	}
+	free(docs);
+	free(nm);
+	return rc;
 }
 
 /* Good or bad: kernel i's cell against the first's, by the gates. */
@@ -935,8 +1232,10 @@ shell_args(FILE *f, int argc, char **argv, int gates_only)
 		const char *a = argv[i];
 		int gate = strcmp(a, "--fail-if") == 0 ||
 		    strncmp(a, "--fail-if=", 10) == 0;
-		int drop = strncmp(a, "--plan", 6) == 0 || strncmp(a, "-o", 2) == 0;
-		int takes = (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0) &&
+		int drop =
+		    strncmp(a, "--plan", 6) == 0 || strncmp(a, "-o", 2) == 0;
+		int takes =
+		    (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0) &&
 		    i + 1 < argc;
 
 		if (strcmp(a, "--") == 0) {
@@ -966,8 +1265,7 @@ print_plan(struct run *r, int argc, char **argv)
 	size_t i;
 
 	if (strcmp(form, "lines") == 0) {
-		json_array_foreach(r->plan.cells, i, c)
-		{
+		json_array_foreach (r->plan.cells, i, c) {
 			json_object_set_new(c, "plan", json_string(r->plan.id));
 			json_dumpf(c, stdout, JSON_COMPACT);
 			putchar('\n');
@@ -975,10 +1273,11 @@ print_plan(struct run *r, int argc, char **argv)
 	} else if (strcmp(form, "github") == 0) {
 		json_t *inc = json_array();
 
-		json_array_foreach(r->plan.cells, i, c)
-		    json_array_append_new(inc,
-		        json_pack("{s:O, s:O}", "cell", json_object_get(c, "id"),
-		            "label", json_object_get(c, "label")));
+		json_array_foreach (r->plan.cells, i, c)
+			json_array_append_new(inc,
+			    json_pack("{s:O, s:O}", "cell",
+			        json_object_get(c, "id"), "label",
+			        json_object_get(c, "label")));
 		json_t *m = json_pack("{s:o}", "include", inc);
 
 		json_dumpf(m, stdout, JSON_COMPACT);
@@ -991,10 +1290,10 @@ print_plan(struct run *r, int argc, char **argv)
 		    r->plan.id);
 		printf("stages: [cells, merge]\ncell:\n  stage: cells\n"
 		       "  parallel:\n    matrix:\n      - UBC_CELL:\n");
-		json_array_foreach(r->plan.cells, i, c)
-		    printf("          - \"%s\"  # %s\n",
-		        json_string_value(json_object_get(c, "id")),
-		        json_string_value(json_object_get(c, "label")));
+		json_array_foreach (r->plan.cells, i, c)
+			printf("          - \"%s\"  # %s\n",
+			    json_string_value(json_object_get(c, "id")),
+			    json_string_value(json_object_get(c, "label")));
 		printf("  script:\n    - >-\n      ubcreplay vm --cell "
 		       "\"$UBC_CELL\" -o results");
 		shell_args(stdout, argc, argv, 0);
@@ -1071,8 +1370,9 @@ merge(struct run *r)
 	} else {
 		for (size_t i = 0; i < n; i++)
 			snprintf(names[i], PATH_MAX, "%s", files[i]);
-		rc = n >= 2 ? series(docs, names, n, r->o, 1, NULL)
-			    : (report_text(docs[0], stdout, 0), EXIT_SUCCESS);
+		rc = n >= 2 ? series(docs, names, n, r->o,
+		                  PRINT_REPORT | PRINT_GATES, NULL)
+		            : (report_text(docs[0], stdout, 0), EXIT_SUCCESS);
 		if (n < 2 && r->o->ngate > 0) {
 			warnx("--fail-if needs two results or more to compare");
 			rc = EXIT_USAGE;
@@ -1124,11 +1424,11 @@ cmd_vm(int argc, char **argv)
 	if (o.merge != NULL && o.nkernel == 0)
 		return merge(&r);
 	r.k = calloc(o.nkernel, sizeof(*r.k));
-	r.conf = calloc(o.nkernel * o.nfstype, sizeof(*r.conf));
+	r.conf = calloc(o.nkernel * o.nfstype * o.nmachine, sizeof(*r.conf));
 	r.mods = calloc(o.nkernel * o.nfstype, sizeof(*r.mods));
 	r.boot = calloc(o.nkernel, sizeof(*r.boot));
-	r.doc = calloc(o.nkernel * o.nfstype, sizeof(*r.doc));
-	names = calloc(o.nkernel * o.nfstype, sizeof(*names));
+	r.doc = calloc(o.nkernel * o.nfstype * o.nmachine, sizeof(*r.doc));
+	names = calloc(o.nkernel * o.nfstype * o.nmachine, sizeof(*names));
 	if (r.k == NULL || r.conf == NULL || r.mods == NULL || r.boot == NULL ||
 	    r.doc == NULL || names == NULL) {
 		warnx("out of memory");
@@ -1199,7 +1499,10 @@ cmd_vm(int argc, char **argv)
 		nok += r.doc[i] != NULL;
 	caveats(&r);
 	if (nok >= 2) {
-		int s = series(r.doc, names, r.ncell, &o, 1, NULL);
+		int s = o.nmachine > 1 && o.ngate > 0
+		    ? per_machine(&r, names)
+		    : series(r.doc, names, r.ncell, &o,
+		          PRINT_REPORT | PRINT_GATES, NULL);
 
 		if (rc == EXIT_SUCCESS)
 			rc = s;

@@ -304,6 +304,47 @@ qemu_killed_body()
 	no_leftovers
 }
 
+atf_test_case machines
+machines_head()
+{
+	atf_set "descr" "--cpus 1,2 makes a cell for each machine, named and labelled by it, recorded as the guest saw it; compare refuses a size gate across them"
+	atf_set "timeout" "900"
+}
+machines_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	rel=$(pkgrel "$k")
+	atf_check -s exit:0 -o save:series -e save:err "$ubc" vm --mem 512 \
+	    --timeout 600 --cpus 1,2 --queues 1 -n 1 -k "$k" -o out "$small"
+	for c in 1 2; do
+		r=out/$rel-ext4-${c}cpu.json
+		[ -f "$r" ] || atf_fail "no $r: $(ls out)"
+		[ "$(json "$r" 'd["label"]')" = "$rel ext4 ${c}cpu" ] ||
+		    atf_fail "$r: label $(json "$r" 'd["label"]')"
+		[ "$(json "$r" 'd["vm"]["cpus"]')" = $c ] || atf_fail "$r: cpus"
+		# The guest kernel's own count of the disk's blk-mq hardware
+		# queues (/sys/block/vda/mq) is what QEMU was asked for.
+		[ "$(json "$r" 'd["vm"]["hw_queues"]')" = 1 ] ||
+		    atf_fail "$r: the guest saw $(json "$r" 'd["vm"]["hw_queues"]') queues, not 1"
+		[ "$(json "$r" 'd["vm"]["queues"]')" = 1 ] || atf_fail "$r: queues"
+		[ "$(json "$r" 'd["vm"]["clock"]')" = realtime ] || atf_fail "$r: clock"
+		[ "$(json "$r" 'd["vm"]["calibration_ns"] > 0')" = True ] ||
+		    atf_fail "$r: no calibration"
+	done
+	grep -q "^  machine: tcg, 512M, 1q, realtime; differs in vCPUs (in the labels)$" series ||
+	    atf_fail "the series does not show its machine: $(grep -A3 '^Series' series)"
+	grep -q "^  B  $rel ext4 2cpu " series || atf_fail "no 2cpu result in the comparison"
+	# A size gate across vCPUs: refused, naming both and the difference.
+	atf_check -s exit:2 -o empty -e save:err "$ubc" compare --fail-if \
+	    write.mean_bytes:+5% out/$rel-ext4-1cpu.json out/$rel-ext4-2cpu.json
+	grep -qF "cannot judge sizes across machines: the guests' machines differ in vCPUs: 'out/$rel-ext4-1cpu.json' (1cpu), 'out/$rel-ext4-2cpu.json' (2cpu)" err ||
+	    atf_fail "the refusal does not name the difference: $(cat err)"
+	rm -rf out
+	no_leftovers
+}
+
 atf_test_case bisect_parallel
 bisect_parallel_head()
 {
@@ -327,6 +368,28 @@ bisect_parallel_body()
 	done
 	rm -rf out
 	no_leftovers
+}
+
+atf_test_case machine_refused
+machine_refused_head()
+{
+	atf_set "descr" "machines that cannot run are refused before anything boots"
+}
+machine_refused_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	bad "QEMU runs them in one thread under icount" --cpus 2 \
+	    --clock icount:4 -k "$k" -o out "$small"
+	bad "icount is QEMU's TCG only" --cpus 1 --accel kvm --clock icount \
+	    -k "$k" -o out "$small"
+	bad "at most one a vCPU" --cpus 1 --queues 2 -k "$k" -o out "$small"
+	bad "is not realtime, icount or icount:SHIFT" --clock fast -k "$k" \
+	    -o out "$small"
+	bad "'1' twice" --cpus 1,1 -k "$k" -o out "$small"
+	bad "one machine" --bisect --cpus 1,2 --fail-if write.ops:+1% \
+	    -k "$k" -k "$k" -o out "$small"
 }
 
 # bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
@@ -792,6 +855,9 @@ atf_init_test_cases()
 	atf_add_test_case dd
 	atf_add_test_case bisect
 	atf_add_test_case bisect_parallel
+
+	atf_add_test_case machines
+	atf_add_test_case machine_refused
 	atf_add_test_case not_a_kernel
 	atf_add_test_case missing_module
 	atf_add_test_case dead_qemu

@@ -226,6 +226,8 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 	g.accel = cell->accel;
 	g.cpus = c->cpus;
 	g.mem_mib = c->mem_mib;
+	g.queues = c->queues;
+	g.icount_shift = c->icount_shift;
 	g.console = con;
 	g.log = log;
 	/* ganesha's cells have a network: the server is its 10.0.2.2. */
@@ -247,7 +249,10 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 
-	if (strcmp(c->accel, "auto") == 0)
+	/* An instruction-count clock is TCG's alone. */
+	if (c->icount_shift >= 0)
+		snprintf(cell->accel, sizeof(cell->accel), "tcg");
+	else if (strcmp(c->accel, "auto") == 0)
 		snprintf(cell->accel, sizeof(cell->accel), "%s",
 		    !kvm_broken && !cell->kvm_failed && vm_kvm_usable()
 		        ? "kvm"
@@ -515,6 +520,49 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	return cell->state = VM_DONE;
 }
 
+/*
+ * The machine the job ran on: what QEMU was told (queues, clock) and what
+ * the guest saw (out/machine, vm/init.c: its blk-mq hardware queues and
+ * the disk's scheduler, its CPU's calibration before and after the job; 0
+ * or "" when it said nothing).
+ */
+static int
+machine(const struct vm_cell *cell, json_t *vm)
+{
+	const struct vm_cell_conf *c = cell->c;
+	const char *keys[] = {
+	    "hw_queues", "calibration_ns", "calibration_after_ns"};
+	char p[PATH_MAX], line[256], key[64], word[64];
+	long long v;
+	FILE *f;
+	int rc = 0;
+
+	rc |= json_object_set_new(vm, "queues", json_integer(c->queues));
+	rc |= json_object_set_new(vm, "clock",
+	    json_string(c->icount_shift >= 0 ? "icount" : "realtime"));
+	if (c->icount_shift >= 0)
+		rc |= json_object_set_new(
+		    vm, "icount_shift", json_integer(c->icount_shift));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		rc |= json_object_set_new(vm, keys[i], json_integer(0));
+	rc |= json_object_set_new(vm, "scheduler", json_string(""));
+	path(cell, "out/machine", p, sizeof(p));
+	if ((f = fopen(p, "re")) == NULL)
+		return rc;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "scheduler %63s", word) == 1)
+			rc |= json_object_set_new(
+			    vm, "scheduler", json_string(word));
+		else if (sscanf(line, "%63s %lld", key, &v) == 2)
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]);
+			     i++)
+				if (strcmp(key, keys[i]) == 0)
+					rc |= json_object_set_new(
+					    vm, keys[i], json_integer(v));
+	fclose(f);
+	return rc;
+}
+
 json_t *
 vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 {
@@ -565,6 +613,7 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 		    json_pack("{s:s, s:s}", "server", c->nfs_server,
 		        "mount_options", c->nfs_opts));
 	if (vm == NULL || json_object_set_new(doc, "vm", vm) == -1 ||
+	    machine(cell, vm) != 0 ||
 	    json_object_set_new(doc, "label", json_string(label)) == -1) {
 		json_decref(doc);
 		snprintf(err, errlen, "out of memory");

@@ -17,12 +17,14 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmconf.h"
@@ -212,6 +214,93 @@ output_to(const char *path)
 }
 
 /*
+ * How fast this guest's CPU runs as the guest itself sees it: a fixed loop
+ * (CALIB_LOOPS steps of a xorshift, no memory traffic) timed by the
+ * guest's CLOCK_MONOTONIC. Under TCG with the host's real time it is
+ * whatever the host managed that moment; with QEMU's instruction count as
+ * the clock it is the same on every host. Also the disk's blk-mq hardware
+ * queues, as the guest kernel made them, and its scheduler. They go to
+ * out/machine as "key value" lines for the host to put in the result.
+ */
+#define CALIB_LOOPS (1L << 23)
+
+static long long
+calibrate(void)
+{
+	volatile unsigned long long sink;
+	unsigned long long x = 88172645463325252ULL;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < CALIB_LOOPS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	sink = x;
+	(void)sink;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (long long)(b.tv_sec - a.tv_sec) * 1000000000LL +
+	    (b.tv_nsec - a.tv_nsec);
+}
+
+static void
+machine_note(const char *key, const char *v)
+{
+	FILE *f = fopen(ROOT WORK "/out/machine", "a");
+
+	if (f != NULL) {
+		fprintf(f, "%s %s\n", key, v);
+		fclose(f);
+	}
+}
+
+static void
+machine_num(const char *key, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	machine_note(key, buf);
+}
+
+/*
+ * The disk's I/O scheduler, the one in brackets: blk-mq gives a disk with
+ * one hardware queue mq-deadline and one with more none, and the
+ * scheduler merges what waits in it.
+ */
+static void
+scheduler(void)
+{
+	char line[256] = "", *a, *b;
+	FILE *f = fopen("/sys/block/vda/queue/scheduler", "r");
+
+	if (f == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    (a = strchr(line, '[')) != NULL && (b = strchr(a, ']')) != NULL) {
+		*b = '\0';
+		machine_note("scheduler", a + 1);
+	}
+	fclose(f);
+}
+
+static int
+hw_queues(void)
+{
+	DIR *d = opendir("/sys/block/vda/mq");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
  * The set-up script (an NFS cell's server and mount), chrooted like the
  * job; when it fails, its last line says why.
  */
@@ -296,6 +385,9 @@ main(void)
 		runsetup(c.setup);
 	}
 
+	machine_num("hw_queues", hw_queues());
+	scheduler();
+	machine_num("calibration_ns", calibrate());
 	/* The host watches for this file: the job starts now. */
 	step("starting the job");
 	writefile(ROOT WORK "/out/started", "\n");
@@ -323,6 +415,7 @@ main(void)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 	step("the job ended");
+	machine_num("calibration_after_ns", calibrate());
 	if (WIFEXITED(st))
 		status("exit %d", WEXITSTATUS(st));
 	else

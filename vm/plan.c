@@ -65,13 +65,17 @@ describe(const struct vm_cell_conf *c, const struct vm_plan_inputs *in,
 		    c->nfs_path != NULL ? c->nfs_path : "");
 	d = json_pack("{s:{s:s, s:s}, s:s, s:s, s:s, s:I, s:s, s:i, s:i, "
 	              "s:o, s:o, s:{s:s}}",
-	    "kernel", "release", c->kernel->release, "sha256", c->kernel->sha256,
-	    "fstype", c->fstype, "mkfs_options", c->mkfs_opts, "mount_options",
-	    c->mount_opts, "size_bytes", (json_int_t)c->size_bytes, "accel",
-	    c->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "nfs", nfs, "job",
-	    jobargs(c, in, by_digest), "exe", "sha256", in->exe_sha256);
+	    "kernel", "release", c->kernel->release, "sha256",
+	    c->kernel->sha256, "fstype", c->fstype, "mkfs_options",
+	    c->mkfs_opts, "mount_options", c->mount_opts, "size_bytes",
+	    (json_int_t)c->size_bytes, "accel", c->accel, "cpus", c->cpus,
+	    "mem_mib", c->mem_mib, "nfs", nfs, "job", jobargs(c, in, by_digest),
+	    "exe", "sha256", in->exe_sha256);
 	if (d == NULL)
 		return NULL;
+	/* The rest of the machine: cells that differ only there differ. */
+	json_object_set_new(d, "queues", json_integer(c->queues));
+	json_object_set_new(d, "icount_shift", json_integer(c->icount_shift));
 	if (in->archive != NULL)
 		json_object_set_new(d, "archive",
 		    json_pack("{s:s}", "sha256", in->archive_sha256));
@@ -233,8 +237,8 @@ listdir(const char *dir, size_t *n, char *err, size_t errlen)
 
 	*n = 0;
 	if (d == NULL) {
-		snprintf(err, errlen, "cannot read the directory '%s': %s",
-		    dir, strerror(errno));
+		snprintf(err, errlen, "cannot read the directory '%s': %s", dir,
+		    strerror(errno));
 		return NULL;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -278,19 +282,20 @@ vm_plan_names_free(char **names, size_t n)
 
 /* "a.json, b.json" of the files whose plan is id, into buf. */
 static void
-files_of(json_t **doc, char **names, size_t n, const char *id, char *buf,
-    size_t len)
+files_of(
+    json_t **doc, char **names, size_t n, const char *id, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		const char *base = strrchr(names[i], '/');
 
-		if (strcmp(json_string_value(json_object_get(planof(doc[i]),
-		               "id")),
+		if (strcmp(json_string_value(
+		               json_object_get(planof(doc[i]), "id")),
 		        id) != 0)
 			continue;
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
-		    buf[0] != '\0' ? ", " : "", base != NULL ? base + 1 : names[i]);
+		    buf[0] != '\0' ? ", " : "",
+		    base != NULL ? base + 1 : names[i]);
 	}
 }
 
@@ -341,8 +346,8 @@ check_whole(const char *dir, json_t **doc, char **names, size_t n, char *err,
 		size_t seen = 0, at = 0;
 
 		for (size_t i = 0; i < n; i++)
-			if (strcmp(json_string_value(json_object_get(
-			               planof(doc[i]), "cell")),
+			if (strcmp(json_string_value(
+			               json_object_get(planof(doc[i]), "cell")),
 			        cid) == 0) {
 				if (seen++ > 0) {
 					snprintf(err, errlen,
@@ -374,8 +379,8 @@ check_whole(const char *dir, json_t **doc, char **names, size_t n, char *err,
 }
 
 int
-vm_plan_load(const char *dir, const char *expect, json_t ***docs,
-    char ***names, size_t *n, char *err, size_t errlen)
+vm_plan_load(const char *dir, const char *expect, json_t ***docs, char ***names,
+    size_t *n, char *err, size_t errlen)
 {
 	char msg[1024];
 	json_t **doc;
@@ -405,7 +410,8 @@ vm_plan_load(const char *dir, const char *expect, json_t ***docs,
 		snprintf(err, errlen,
 		    "'%s' holds the results of plan %s, not of plan %s that "
 		    "these arguments make",
-		    dir, json_string_value(json_object_get(planof(doc[0]), "id")),
+		    dir,
+		    json_string_value(json_object_get(planof(doc[0]), "id")),
 		    expect);
 		goto fail;
 	}

@@ -94,7 +94,7 @@ int
 vm_guest_start(
     struct vm_guest *g, const struct vm_guest_conf *c, char *err, size_t errlen)
 {
-	char smp[16], mem[16], *argv[MAXARGS], *own[5];
+	char smp[16], mem[16], blk[64], icount[48], *argv[MAXARGS], *own[5];
 	struct vm_spawn sp;
 	size_t n = 0;
 	int kvm = strcmp(c->accel, "kvm") == 0;
@@ -102,8 +102,19 @@ vm_guest_start(
 	memset(g, 0, sizeof(*g));
 	snprintf(smp, sizeof(smp), "%d", c->cpus);
 	snprintf(mem, sizeof(mem), "%dM", c->mem_mib);
+	/* Explicit, so that the result can say how many the guest had. */
+	snprintf(blk, sizeof(blk), "virtio-blk-pci,drive=ubcdisk,num-queues=%d",
+	    c->queues);
+	/*
+	 * The instruction count as the guest's clock: 2^shift ns per
+	 * instruction, so that the guest sees a CPU of a fixed speed however
+	 * fast the host runs it; sleep=off lets an idle guest's time jump
+	 * ahead instead of waiting for the host's.
+	 */
+	snprintf(icount, sizeof(icount), "shift=%d,sleep=off", c->icount_shift);
 	own[0] = escape("file:", c->console, "");
-	own[1] = escape("file=", c->image, ",format=raw,if=virtio,cache=none");
+	own[1] = escape(
+	    "file=", c->image, ",format=raw,if=none,id=ubcdisk,cache=none");
 	own[2] = escape("local,path=", c->outdir,
 	    ",mount_tag=ubcout,security_model=none,multidevs=remap");
 	own[3] = NULL;
@@ -137,6 +148,12 @@ vm_guest_start(
 	argv[n++] = own[0];
 	argv[n++] = "-drive";
 	argv[n++] = own[1];
+	argv[n++] = "-device";
+	argv[n++] = blk;
+	if (c->icount_shift >= 0) {
+		argv[n++] = "-icount";
+		argv[n++] = icount;
+	}
 	argv[n++] = "-virtfs";
 	argv[n++] = "local,path=/,mount_tag=ubcroot,security_model=none,"
 	            "readonly=on,multidevs=remap";

@@ -186,6 +186,8 @@ struct vm_guest_conf {
 	const char *accel;  /* "kvm" or "tcg" */
 	int cpus;
 	int mem_mib;
+	int queues;          /* virtio-blk's queues */
+	int icount_shift;    /* -icount shift=N, or -1: the host's real time */
 	const char *console; /* the serial console's file */
 	const char *netdev;  /* -netdev's argument, or NULL: no network */
 	const char *log;     /* QEMU's own stdout and stderr */
@@ -265,6 +267,8 @@ struct vm_cell_conf {
 	uint64_t size_bytes;
 	const char *accel; /* "auto", "kvm" or "tcg" */
 	int cpus, mem_mib;
+	int queues;       /* virtio-blk queues, 1 to cpus */
+	int icount_shift; /* the instruction-count clock's, -1: real time */
 	int64_t timeout_ns;
 	/* QEMU's start to the job's, or 0: a bound for the accelerator. */
 	int64_t boot_timeout_ns;
@@ -403,7 +407,8 @@ struct vm_plan_inputs {
 
 struct vm_plan {
 	size_t n;
-	json_t *cells; /* each cell's description, with "id", "label", "index" */
+	json_t
+	    *cells; /* each cell's description, with "id", "label", "index" */
 	char id[VM_PLAN_ID];
 };
 
