@@ -37,7 +37,9 @@ static const char synopsis[] =
     "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
     "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
     "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
-    "                    [--timeout seconds] archive | -- job ...\n";
+    "                    [--timeout seconds] archive | -- job ...\n"
+    "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
+    "       ubcreplay record -d trace\n";
 
 void
 usage_print(FILE *f)
