@@ -269,6 +269,8 @@ scan(struct wtrace *t, struct pathset *ps, uint64_t **pre_of, char *err,
 			pre = r.done >= 0;
 			break;
 		case WT_READ:
+		case WT_COPY_RANGE:
+			/* The size of a file made first: as far as it was read. */
 			if (r.h < t->nopen + 1 && h[r.h] != 0 && r.done > 0) {
 				e = (struct pent *)(uintptr_t)h[r.h];
 				if (e->pre && r.off + (uint64_t)r.done > e->size)
