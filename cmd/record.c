@@ -77,8 +77,8 @@ cmd_record(int argc, char **argv)
 	int c, quiet = 0;
 
 	/* "+": the command's own options are its, after the first operand. */
-	while ((c = getopt_long(argc, argv, "+C:d:ho:q", longopts, NULL)) !=
-	    -1) {
+	while (
+	    (c = getopt_long(argc, argv, "+C:d:ho:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			return dump(optarg);

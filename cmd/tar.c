@@ -230,8 +230,8 @@ struct job {
 	struct probe *probe;
 	const struct replay_archive_info *info;
 	const struct replay_wtrace_info *winfo; /* when a trace */
-	const char *archive; /* absolute */
-	int run;             /* the run going on, from 1 */
+	const char *archive;                    /* absolute */
+	int run;                                /* the run going on, from 1 */
 	char rundir[PATH_MAX];
 	/*
 	 * The target and the run directory, held open: a run directory is
@@ -413,11 +413,10 @@ one_run(struct job *j, int idx, struct run_result *run)
 	    .info = j->winfo,
 	    .timing = j->o->timing};
 	p = &run->phase[run->nphase++];
-	if ((j->o->is_trace
-	            ? phase(j, "replay", replay_wtrace_run, &wj, p, err,
-	                  sizeof(err))
-	            : phase(j, "extract", replay_tar_extract, &tj, p, err,
-	                  sizeof(err))) == -1)
+	if ((j->o->is_trace ? phase(j, "replay", replay_wtrace_run, &wj, p, err,
+	                          sizeof(err))
+	                    : phase(j, "extract", replay_tar_extract, &tj, p,
+	                          err, sizeof(err))) == -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
 	/* Someone else's doing explains the extraction's failure best. */

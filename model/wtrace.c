@@ -19,9 +19,9 @@
 #include "wtrace.h"
 
 static const char *const op_names[WT_NOPS] = {"end", "open", "close", "read",
-    "write", "fsync", "fdatasync", "sync_file_range", "fallocate",
-    "ftruncate", "truncate", "rename", "link", "symlink", "unlink", "mkdir",
-    "rmdir", "mmap", "copy_file_range", "sync", "syncfs"};
+    "write", "fsync", "fdatasync", "sync_file_range", "fallocate", "ftruncate",
+    "truncate", "rename", "link", "symlink", "unlink", "mkdir", "rmdir", "mmap",
+    "copy_file_range", "sync", "syncfs"};
 
 const char *
 wtrace_op_name(unsigned op)
@@ -78,8 +78,8 @@ put_str(FILE *fp, const char *s)
 }
 
 int
-wtrace_create(struct wtrace_writer *w, const char *path, char *err,
-    size_t errlen)
+wtrace_create(
+    struct wtrace_writer *w, const char *path, char *err, size_t errlen)
 {
 	memset(w, 0, sizeof(*w));
 	if (outfile_open(&w->of, path, "trace", err, errlen) == -1)
@@ -109,7 +109,9 @@ wtrace_put(struct wtrace_writer *w, struct wtrace_rec *r)
 	put_varint(fp, r->off);
 	put_varint(fp, r->off2);
 	put_varint(fp, r->asked);
-	put_varint(fp, ((uint64_t)r->done << 1) ^ (uint64_t)(r->done >> 63));
+	put_varint(fp,
+	    r->done >= 0 ? (uint64_t)r->done << 1
+	                 : (((uint64_t) - (r->done + 1)) << 1) | 1);
 	put_str(fp, r->path);
 	put_str(fp, r->path2);
 	w->nrec++;
@@ -245,8 +247,8 @@ wtrace_load_mem(const void *p, size_t len, const char *name, struct wtrace *t,
 		return -1;
 	}
 	if ((t->buf = malloc(len > 0 ? len : 1)) == NULL) {
-		snprintf(err, errlen, "workload trace '%s': out of memory",
-		    name);
+		snprintf(
+		    err, errlen, "workload trace '%s': out of memory", name);
 		return -1;
 	}
 	memcpy(t->buf, p, len);
@@ -310,8 +312,8 @@ fail:
 void
 wtrace_rewind(struct wtrace *t)
 {
-	struct rd c = {.p = t->buf + WTRACE_MAGIC_LEN,
-	    .left = t->len - WTRACE_MAGIC_LEN};
+	struct rd c = {
+	    .p = t->buf + WTRACE_MAGIC_LEN, .left = t->len - WTRACE_MAGIC_LEN};
 
 	(void)rd_varint(&c);
 	t->pos = t->len - c.left;
@@ -343,8 +345,7 @@ check(const struct wtrace *t, const struct wtrace_rec *r)
 		return "a handle that was never opened";
 	if (r->op == WT_COPY_RANGE && (r->h2 == 0 || r->h2 > t->nopen))
 		return "a handle that was never opened";
-	if (r->op == WT_OPEN &&
-	    (r->flags & ~(uint64_t)WT_O_ALL) != 0)
+	if (r->op == WT_OPEN && (r->flags & ~(uint64_t)WT_O_ALL) != 0)
 		return "unknown open flags";
 	if (r->op == WT_OPEN && r->h != (r->done >= 0 ? t->nopen + 1 : 0))
 		return "an open whose handle is not the next one";

@@ -34,11 +34,11 @@
 #define WTRACE_MAGIC       "ubcwtrc\n"
 #define WTRACE_MAGIC_LEN   8
 #define WTRACE_VERSION     1
-#define WTRACE_MAX_PATH    1024          /* bytes of a path in the trace */
-#define WTRACE_MAX_IO      (1ULL << 30)  /* bytes one operation may ask */
-#define WTRACE_MAX_OFFSET  (1ULL << 44)  /* 16 TiB: an offset's bound */
+#define WTRACE_MAX_PATH    1024         /* bytes of a path in the trace */
+#define WTRACE_MAX_IO      (1ULL << 30) /* bytes one operation may ask */
+#define WTRACE_MAX_OFFSET  (1ULL << 44) /* 16 TiB: an offset's bound */
 #define WTRACE_MAX_THREADS 65536
-#define WTRACE_MAX_BYTES   (1ULL << 30)  /* a trace, once inflated */
+#define WTRACE_MAX_BYTES   (1ULL << 30) /* a trace, once inflated */
 
 enum wtrace_op {
 	WT_END = 0,   /* the last record: asked is the count before it */
@@ -49,19 +49,19 @@ enum wtrace_op {
 	WT_FSYNC,     /* h */
 	WT_FDATASYNC, /* h */
 	WT_SYNC_FILE_RANGE, /* h, off, asked (nbytes), flags (the call's) */
-	WT_FALLOCATE, /* h, off, asked (len), flags (the mode) */
-	WT_FTRUNCATE, /* h, off (the length) */
-	WT_TRUNCATE,  /* path, off (the length) */
-	WT_RENAME,    /* path to path2, flags (renameat2's) */
-	WT_LINK,      /* path (existing) to path2 (new) */
-	WT_SYMLINK,   /* path (the link), path2 (what it holds, verbatim) */
-	WT_UNLINK,    /* path */
-	WT_MKDIR,     /* path */
-	WT_RMDIR,     /* path */
-	WT_MMAP,      /* h, off, asked (len): a shared writable mapping */
+	WT_FALLOCATE,       /* h, off, asked (len), flags (the mode) */
+	WT_FTRUNCATE,       /* h, off (the length) */
+	WT_TRUNCATE,        /* path, off (the length) */
+	WT_RENAME,          /* path to path2, flags (renameat2's) */
+	WT_LINK,            /* path (existing) to path2 (new) */
+	WT_SYMLINK,    /* path (the link), path2 (what it holds, verbatim) */
+	WT_UNLINK,     /* path */
+	WT_MKDIR,      /* path */
+	WT_RMDIR,      /* path */
+	WT_MMAP,       /* h, off, asked (len): a shared writable mapping */
 	WT_COPY_RANGE, /* h to h2, off, off2, asked, done */
-	WT_SYNC,      /* sync(2) */
-	WT_SYNCFS,    /* h */
+	WT_SYNC,       /* sync(2) */
+	WT_SYNCFS,     /* h */
 	WT_NOPS
 };
 
@@ -112,7 +112,7 @@ void wtrace_abort(struct wtrace_writer *w);
 struct wtrace {
 	uint8_t *buf; /* the whole trace, inflated */
 	size_t len;
-	size_t pos;  /* of the next record */
+	size_t pos; /* of the next record */
 	char name[PATH_MAX];
 	uint64_t nrec, nopen, nthread;
 	int64_t last_ns;
@@ -131,8 +131,8 @@ int wtrace_load_mem(const void *p, size_t len, const char *name,
  * The next record: 1, or 0 after the end record, or -1 with err naming the
  * trace, the record's number and what was wrong with it.
  */
-int wtrace_next(struct wtrace *t, struct wtrace_rec *r, char *err,
-    size_t errlen);
+int wtrace_next(
+    struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen);
 /* Back to the first record. */
 void wtrace_rewind(struct wtrace *t);
 void wtrace_free(struct wtrace *t);

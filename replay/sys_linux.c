@@ -75,7 +75,8 @@ replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
 	memset(&how, 0, sizeof(how));
 	how.flags = (uint64_t)(flags | O_CLOEXEC);
 	/* O_TMPFILE holds O_DIRECTORY's bit: test it whole. */
-	how.mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0;
+	how.mode =
+	    (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }

@@ -59,8 +59,8 @@ replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
 		}
 		memcpy(comp, p, n);
 		comp[n] = '\0';
-		next = openat(fd, comp,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = openat(
+		    fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd != dirfd)
 			close(fd);
 		if ((fd = next) == -1)

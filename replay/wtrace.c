@@ -47,7 +47,7 @@ struct pathset {
 		int kind;      /* 0 file, 1 directory */
 		int pre;       /* there before the command ran */
 		char path[];
-	} **b;
+	} * *b;
 	size_t nb;
 };
 
@@ -121,8 +121,8 @@ link_inside(const char *path, const char *target)
 }
 
 int
-replay_wtrace_identify(const char *path, struct replay_wtrace_info *info,
-    char *err, size_t errlen)
+replay_wtrace_identify(
+    const char *path, struct replay_wtrace_info *info, char *err, size_t errlen)
 {
 	struct wtrace_rec r;
 	struct wtrace t;
@@ -230,8 +230,7 @@ scan(struct wtrace *t, struct pathset *ps, uint64_t **pre_of, char *err,
     size_t errlen)
 {
 	struct wtrace_rec r;
-	uint64_t *h = calloc(t->nopen + 1 > 0 ? t->nopen + 1 : 1,
-	    sizeof(*h));
+	uint64_t *h = calloc(t->nopen + 1 > 0 ? t->nopen + 1 : 1, sizeof(*h));
 	struct pent *e;
 	int rv;
 
@@ -270,10 +269,12 @@ scan(struct wtrace *t, struct pathset *ps, uint64_t **pre_of, char *err,
 			break;
 		case WT_READ:
 		case WT_COPY_RANGE:
-			/* The size of a file made first: as far as it was read. */
+			/* The size of a file made first: as far as it was read.
+			 */
 			if (r.h < t->nopen + 1 && h[r.h] != 0 && r.done > 0) {
 				e = (struct pent *)(uintptr_t)h[r.h];
-				if (e->pre && r.off + (uint64_t)r.done > e->size)
+				if (e->pre &&
+				    r.off + (uint64_t)r.done > e->size)
 					e->size = r.off + (uint64_t)r.done;
 			}
 			continue;
@@ -329,8 +330,8 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 		struct wtrace_rec r;
 		int rv;
 
-		while ((rv = wtrace_next(&t, &r, rep->error,
-		            sizeof(rep->error))) == 1)
+		while ((rv = wtrace_next(
+		            &t, &r, rep->error, sizeof(rep->error))) == 1)
 			;
 		if (rv == -1)
 			goto out;
@@ -385,7 +386,7 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 			close(fd);
 			rep->entries++;
 			continue;
-sys:
+		sys:
 			snprintf(rep->error, sizeof(rep->error),
 			    "set-up of workload trace '%s': cannot make '%s': "
 			    "%s",
@@ -406,8 +407,8 @@ static int
 open_flags(uint64_t w)
 {
 	int f = (w & WT_O_READ) && (w & WT_O_WRITE) ? O_RDWR
-	    : (w & WT_O_WRITE)                     ? O_WRONLY
-	                                           : O_RDONLY;
+	    : (w & WT_O_WRITE)                      ? O_WRONLY
+	                                            : O_RDONLY;
 
 	f |= (w & WT_O_CREAT) ? O_CREAT : 0;
 	f |= (w & WT_O_EXCL) ? O_EXCL : 0;
@@ -492,9 +493,9 @@ path_op(int root, const struct wtrace_rec *r)
 
 /* One record; -1 when one that succeeded when recorded fails now. */
 static int
-one(const struct replay_wtrace_job *job, int root, int *fds,
-    unsigned char *buf, size_t buflen, const struct wtrace *t,
-    const struct wtrace_rec *r, struct replay_report *rep)
+one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
+    size_t buflen, const struct wtrace *t, const struct wtrace_rec *r,
+    struct replay_report *rep)
 {
 	int fd = r->h != 0 ? fds[r->h] : -1, fd2 = r->h2 != 0 ? fds[r->h2] : -1;
 	uint64_t n = r->done > 0 ? (uint64_t)r->done : 0;
@@ -558,13 +559,13 @@ one(const struct replay_wtrace_job *job, int root, int *fds,
 		break;
 	case WT_SYNC_FILE_RANGE:
 		rv = sync_file_range(fd, (off_t)r->off, (off_t)r->asked,
-		    (unsigned)r->flags & (SYNC_FILE_RANGE_WAIT_BEFORE |
-		                             SYNC_FILE_RANGE_WRITE |
-		                             SYNC_FILE_RANGE_WAIT_AFTER));
+		    (unsigned)r->flags &
+		        (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		            SYNC_FILE_RANGE_WAIT_AFTER));
 		break;
 	case WT_FALLOCATE:
-		rv = fallocate(fd, (int)(r->flags & 0x7f), (off_t)r->off,
-		    (off_t)r->asked);
+		rv = fallocate(
+		    fd, (int)(r->flags & 0x7f), (off_t)r->off, (off_t)r->asked);
 		break;
 	case WT_FTRUNCATE:
 		rv = ftruncate(fd, (off_t)r->off);
@@ -621,8 +622,8 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 		goto out;
 	}
 	t0 = replay_now_ns();
-	while ((rv = wtrace_next(&t, &r, rep->error, sizeof(rep->error))) ==
-	    1) {
+	while (
+	    (rv = wtrace_next(&t, &r, rep->error, sizeof(rep->error))) == 1) {
 		if (r.h > job->info->files || r.h2 > job->info->files) {
 			snprintf(rep->error, sizeof(rep->error),
 			    "workload trace '%s' changed since it was "
