@@ -17,6 +17,7 @@
 #
 #   sh bench/record.sh TOP          (make bench runs it)
 #   FIDELITY=1 RUNS=5 sh bench/record.sh TOP
+#   SLOWDOWN=0 FIDELITY=1 sh bench/record.sh TOP     (fidelity alone)
 set -u
 top=$1
 ubc=$top/ubcreplay
@@ -61,31 +62,41 @@ wl() { sh "$work/wl.sh" "$@"; }
 
 now() { date +%s.%N; }
 
-# timed NAME MODE: median wall seconds of REPS runs in fresh directories.
-timed()
+# one NAME MODE: wall seconds of one run in a fresh directory.
+one()
 {
-	i=0
-	while [ $i -lt "$REPS" ]; do
-		i=$((i + 1))
-		rm -rf "$work/d" && mkdir "$work/d" && sync
-		t0=$(now)
-		case $2 in
-		plain) wl "$1" "$work/d" ;;
-		record) "$ubc" record -q -o "$work/$1.trace.gz" -C "$work/d" -- \
-		    sh "$work/wl.sh" "$1" "$work/d" ;;
-		strace) strace -f -qq -e trace=$calls -o /dev/null \
-		    sh "$work/wl.sh" "$1" "$work/d" ;;
-		esac >/dev/null 2>&1
-		t1=$(now)
-		echo "$t1 - $t0" | bc
-	done | sort -n | sed -n "$(((REPS + 1) / 2))p"
+	rm -rf "$work/d" && mkdir "$work/d" && sync
+	t0=$(now)
+	case $2 in
+	plain) wl "$1" "$work/d" ;;
+	record) "$ubc" record -q -o "$work/$1.trace.gz" -C "$work/d" -- \
+	    sh "$work/wl.sh" "$1" "$work/d" ;;
+	strace) strace -f -qq -e trace=$calls -o /dev/null \
+	    sh "$work/wl.sh" "$1" "$work/d" ;;
+	esac >/dev/null 2>&1
+	t1=$(now)
+	echo "$t1 - $t0" | bc
 }
 
-echo "workload  plain s  record s  strace s  record x  strace x  record/strace  ops  trace B/op  replay s  replay/plain"
+# The modes take turns, REPS rounds after one unmeasured round that warms
+# the caches, so that the machine's other load falls on all three alike.
+med() { sort -n "$1" | sed -n "$(((REPS + 1) / 2))p"; }
+
+[ "${SLOWDOWN:-1}" = 1 ] || REPS=0
+[ "$REPS" -gt 0 ] &&
+echo "workload  plain s  record s  strace s  record x  strace x  overhead record/strace  ops  trace B/op  replay s  replay/plain"
 for w in bsdtar cp git; do
-	p=$(timed $w plain)
-	s=$(timed $w strace)
-	r=$(timed $w record)
+	[ "$REPS" -gt 0 ] || break
+	: >"$work/plain" && : >"$work/record" && : >"$work/strace"
+	i=-1
+	while [ $i -lt "$REPS" ]; do
+		i=$((i + 1))
+		for m in plain strace record; do
+			t=$(one $w $m)
+			[ $i -gt 0 ] && echo "$t" >>"$work/$m"
+		done
+	done
+	p=$(med "$work/plain") s=$(med "$work/strace") r=$(med "$work/record")
 	ops=$("$ubc" record -d "$work/$w.trace.gz" | wc -l)
 	size=$(wc -c <"$work/$w.trace.gz")
 	mkdir -p "$work/rd"
@@ -94,11 +105,12 @@ for w in bsdtar cp git; do
 	rp=$(python3 -c "import json,sys,statistics as s; d=json.load(open(sys.argv[1]));
 print('%.3f' % s.median(r['phases'][0]['elapsed_ns']/1e9 for r in d['runs']))" "$work/$w.json")
 	awk -v w=$w -v p="$p" -v r="$r" -v s="$s" -v ops="$ops" -v size="$size" -v rp="$rp" 'BEGIN {
-	    printf "%-8s %8.3f %9.3f %9.3f %9.2f %9.2f %14.2f %5d %11.1f %9.3f %13.2f\n",
-	    w, p, r, s, r / p, s / p, (r / p - 1) / (s / p - 1), ops, size / ops, rp, rp / p }'
+	    printf "%-8s %8.3f %9.3f %9.3f %9.2f %9.2f %23.2f %6d %11.1f %9.3f %13.2f\n",
+	    w, p, r, s, r / p, s / p, (r - p) / (s - p), ops, size / ops, rp, rp / p }'
 done
-echo "(record x, strace x: wall time over the plain command's, median of $REPS;"
-echo " record/strace: the recorder's overhead over strace's; replay: -p none, fsync end, replay phase only)"
+[ "$REPS" -gt 0 ] && {
+echo "(record x, strace x: wall time over the plain command's, medians of $REPS rounds taken in turn;"
+echo " overhead record/strace: (record - plain) / (strace - plain); replay: -p none, the replay phase alone) "; }
 
 [ "${FIDELITY:-0}" = 1 ] || exit 0
 [ "$(id -u)" -eq 0 ] || { echo "fidelity: needs root (loop filesystems); skipped"; exit 0; }

@@ -491,6 +491,18 @@ path_op(int root, const struct wtrace_rec *r)
 	return rv;
 }
 
+/* The application layer: each write-like call, by the bytes it wrote. */
+static void
+count_write(struct replay_report *rep, int64_t rv)
+{
+	if (rv <= 0)
+		return;
+	rep->app_ops++;
+	rep->app_bytes += (uint64_t)rv;
+	hist_add(&rep->app_size, (uint64_t)rv, 1);
+	rep->bytes += (uint64_t)rv;
+}
+
 /* One record; -1 when one that succeeded when recorded fails now. */
 static int
 one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
@@ -532,23 +544,13 @@ one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
 		rv = (r->flags & WT_APPEND)
 		    ? write(fd, buf, (size_t)n)
 		    : pwrite(fd, buf, (size_t)n, (off_t)r->off);
-		if (rv > 0) {
-			rep->app_ops++;
-			rep->app_bytes += (uint64_t)rv;
-			hist_add(&rep->app_size, (uint64_t)rv, 1);
-			rep->bytes += (uint64_t)rv;
-		}
+		count_write(rep, rv);
 		break;
 	case WT_COPY_RANGE: {
 		loff_t oi = (loff_t)r->off, oo = (loff_t)r->off2;
 
 		rv = copy_file_range(fd, &oi, fd2, &oo, (size_t)n, 0);
-		if (rv > 0) {
-			rep->app_ops++;
-			rep->app_bytes += (uint64_t)rv;
-			hist_add(&rep->app_size, (uint64_t)rv, 1);
-			rep->bytes += (uint64_t)rv;
-		}
+		count_write(rep, rv);
 		break;
 	}
 	case WT_FSYNC:

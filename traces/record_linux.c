@@ -643,34 +643,6 @@ on_entry(struct rec *r, struct thr *t, const struct __ptrace_syscall_info *si)
 }
 
 static void
-rw(struct rec *r, struct thr *t, int op, uint64_t fd, int64_t rv,
-    uint64_t asked, int at, uint64_t off)
-{
-	struct ofd *o = fd_get(t, fd);
-	struct wtrace_rec w;
-
-	if (o == NULL)
-		return;
-	memset(&w, 0, sizeof(w));
-	w.op = (uint8_t)op;
-	w.t_ns = t->c.t_ns;
-	w.h = o->h;
-	w.asked = asked;
-	w.done = rv;
-	if (at) {
-		w.flags = WT_AT_OFFSET;
-		w.off = off;
-	} else if (op == WT_WRITE && o->append) {
-		w.flags = WT_APPEND;
-	} else {
-		w.off = o->off;
-		if (rv > 0)
-			o->off += (uint64_t)rv;
-	}
-	emit(r, t, &w);
-}
-
-static void
 handle_op(struct rec *r, struct thr *t, int op, uint64_t fd, int64_t rv,
     uint64_t off, uint64_t asked, uint64_t flags)
 {
@@ -688,6 +660,29 @@ handle_op(struct rec *r, struct thr *t, int op, uint64_t fd, int64_t rv,
 	w.flags = flags;
 	w.done = rv;
 	emit(r, t, &w);
+}
+
+/*
+ * A read or write: at the offset given (pread), at the end (O_APPEND, where
+ * the offset is not known here), or at the description's, which it moves.
+ */
+static void
+rw(struct rec *r, struct thr *t, int op, uint64_t fd, int64_t rv,
+    uint64_t asked, int at, uint64_t off)
+{
+	struct ofd *o = fd_get(t, fd);
+
+	if (o == NULL)
+		return;
+	if (at)
+		handle_op(r, t, op, fd, rv, off, asked, WT_AT_OFFSET);
+	else if (op == WT_WRITE && o->append)
+		handle_op(r, t, op, fd, rv, 0, asked, WT_APPEND);
+	else {
+		handle_op(r, t, op, fd, rv, o->off, asked, 0);
+		if (rv > 0)
+			o->off += (uint64_t)rv;
+	}
 }
 
 static void
@@ -733,6 +728,21 @@ do_open(struct rec *r, struct thr *t, uint64_t flags, int64_t rv)
 	o->h = w.h;
 	o->append = (flags & O_APPEND) != 0;
 	fd_put(r, t, (uint64_t)rv, o, (flags & O_CLOEXEC) != 0);
+}
+
+/* linkat, symlinkat, unlinkat (atflags: AT_REMOVEDIR) or mkdirat. */
+static void
+at_op(struct rec *r, struct thr *t, long nr, int64_t rv, uint64_t atflags)
+{
+	if (nr == SYS_linkat && !t->c.has2)
+		return; /* a link made outside: nothing here changed */
+	path_op(r, t,
+	    nr == SYS_linkat               ? WT_LINK
+	        : nr == SYS_symlinkat      ? WT_SYMLINK
+	        : nr == SYS_mkdirat        ? WT_MKDIR
+	        : (atflags & AT_REMOVEDIR) ? WT_RMDIR
+	                                   : WT_UNLINK,
+	    rv, 0, 0);
 }
 
 /* A rename with one side outside the directory. */
@@ -821,20 +831,20 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 		rename_op(r, t, rv, 0);
 		break;
 	case SYS_link:
-		if (c->has2)
-			path_op(r, t, WT_LINK, rv, 0, 0);
-		break;
 	case SYS_symlink:
-		path_op(r, t, WT_SYMLINK, rv, 0, 0);
-		break;
 	case SYS_unlink:
-		path_op(r, t, WT_UNLINK, rv, 0, 0);
-		break;
 	case SYS_mkdir:
-		path_op(r, t, WT_MKDIR, rv, 0, 0);
-		break;
 	case SYS_rmdir:
-		path_op(r, t, WT_RMDIR, rv, 0, 0);
+		/* As their *at forms, below, but for rmdir. */
+		if (c->nr == SYS_rmdir)
+			path_op(r, t, WT_RMDIR, rv, 0, 0);
+		else
+			at_op(r, t,
+			    c->nr == SYS_link          ? SYS_linkat
+			        : c->nr == SYS_symlink ? SYS_symlinkat
+			        : c->nr == SYS_unlink  ? SYS_unlinkat
+			                               : SYS_mkdirat,
+			    rv, 0);
 		break;
 	case SYS_dup2:
 #endif
@@ -919,18 +929,10 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 		rename_op(r, t, rv, c->nr == SYS_renameat2 ? a[4] : 0);
 		break;
 	case SYS_linkat:
-		if (c->has2)
-			path_op(r, t, WT_LINK, rv, 0, 0);
-		break;
 	case SYS_symlinkat:
-		path_op(r, t, WT_SYMLINK, rv, 0, 0);
-		break;
 	case SYS_unlinkat:
-		path_op(r, t, (a[2] & AT_REMOVEDIR) ? WT_RMDIR : WT_UNLINK, rv,
-		    0, 0);
-		break;
 	case SYS_mkdirat:
-		path_op(r, t, WT_MKDIR, rv, 0, 0);
+		at_op(r, t, c->nr, rv, c->nr == SYS_unlinkat ? a[2] : 0);
 		break;
 	case SYS_copy_file_range:
 		copy_range(r, t, rv);
