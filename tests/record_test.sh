@@ -176,8 +176,24 @@ bad_usage_body()
 	[ ! -e u.trace ] || atf_fail "a trace was left for a command that never ran"
 }
 
+atf_test_case terminated
+terminated_head()
+{
+	atf_set "descr" "a SIGTERM to the recorder goes to the command; the trace of what it did is written, no temporary file left"
+}
+terminated_body()
+{
+	atf_check -s exit:143 -e ignore "$ubc" record -o t.trace -- \
+	    sh -c 'echo x >f; kill -TERM $PPID; sleep 30; echo never >g'
+	"$ubc" record -d t.trace >dump || atf_fail "the trace cannot be read"
+	grep -q ' write .*done=2$' dump || atf_fail "the write before the signal is not in the trace"
+	[ ! -e g ] || atf_fail "the command was not stopped"
+	[ -z "$(ls | grep tmp)" ] || atf_fail "a temporary file was left: $(ls)"
+}
+
 atf_init_test_cases()
 {
+	atf_add_test_case terminated
 	atf_add_test_case strace_agrees
 	atf_add_test_case replay_tree
 	atf_add_test_case setup_files

@@ -1094,6 +1094,45 @@ nomem:
 	return -1;
 }
 
+/*
+ * While the command runs, the recorder stands aside as time(1) does: ^C
+ * and ^\\ reach the command (same process group), which ends, and the trace
+ * is written; a SIGTERM or SIGHUP sent to the recorder alone is passed on
+ * to the command, with the same end.
+ */
+static volatile sig_atomic_t command_pid;
+
+static void
+pass_on(int sig)
+{
+	if (command_pid > 0)
+		kill((pid_t)command_pid, sig);
+}
+
+static void
+stand_aside(struct sigaction old[4])
+{
+	static const int sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	for (int i = 0; i < 4; i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = i < 2 ? SIG_IGN : pass_on;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sigaction(sigs[i], &sa, &old[i]);
+	}
+}
+
+static void
+step_back(const struct sigaction old[4])
+{
+	static const int sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
 static int
 root_of(const char *dir, struct rec *r, char *buf, size_t len, char *err,
     size_t errlen)
@@ -1117,6 +1156,7 @@ record_run(char *const argv[], const char *dir, const char *path,
 	struct rec r;
 	struct thr *first;
 	int status, sync_pipe[2];
+	struct sigaction old[4];
 	pid_t pid, tid;
 
 	memset(st, 0, sizeof(*st));
@@ -1138,7 +1178,9 @@ record_run(char *const argv[], const char *dir, const char *path,
 		return -1;
 	}
 	fflush(NULL);
+	stand_aside(old);
 	if ((pid = fork()) == -1) {
+		step_back(old);
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		wtrace_abort(&r.w);
 		close(sync_pipe[0]);
@@ -1154,6 +1196,7 @@ record_run(char *const argv[], const char *dir, const char *path,
 		const char *what = "ptrace";
 
 		close(sync_pipe[0]);
+		step_back(old);
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == -1 ||
 		    raise(SIGSTOP) != 0)
 			goto child_fail;
@@ -1167,6 +1210,7 @@ record_run(char *const argv[], const char *dir, const char *path,
 		_exit(127);
 	}
 	close(sync_pipe[1]);
+	command_pid = pid;
 	r.t0 = now_ns();
 	if (waitpid(pid, &status, __WALL) == -1 || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, 0,
@@ -1216,6 +1260,8 @@ record_run(char *const argv[], const char *dir, const char *path,
 			goto fail;
 		}
 	}
+	command_pid = 0;
+	step_back(old);
 	/* Threads never reaped (none should be) still hold descriptions. */
 	while (r.nthr > 0)
 		thr_gone(&r, r.thr[0]);
@@ -1237,6 +1283,8 @@ record_run(char *const argv[], const char *dir, const char *path,
 	}
 	return wtrace_commit(&r.w, err, errlen);
 fail:
+	command_pid = 0;
+	step_back(old);
 	while (r.nthr > 0)
 		thr_gone(&r, r.thr[0]);
 	free(r.thr);
