@@ -26,16 +26,20 @@ small=$top/build/fixtures/small.tar.gz
 REPS=${REPS:-3}
 RUNS=${RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ubc-record-bench.XXXXXX") || exit 1
-loops=
+# Loop devices are listed in a file: loopfs runs in a command substitution,
+# whose variables its caller never sees.
 cleanup()
 {
-	for l in $loops; do
-		umount "${l#*:}" 2>/dev/null
-		losetup -d "${l%%:*}" 2>/dev/null
-	done
+	if [ -f "$work/loops" ]; then
+		while read -r dev dir; do
+			umount "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null
+			losetup -d "$dev" 2>/dev/null
+		done <"$work/loops"
+	fi
 	rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 for p in bsdtar strace git; do
 	command -v $p >/dev/null || { echo "record: needs $p; skipped"; exit 0; }
 done
@@ -126,7 +130,7 @@ loopfs()
 	dev=$(losetup -f --show "$work/$1.img") || exit 1
 	mkdir -p "$work/$1"
 	mount "$dev" "$work/$1" || exit 1
-	loops="$loops $dev:$work/$1"
+	echo "$dev $work/$1" >>"$work/loops"
 	basename "$dev"
 }
 
@@ -186,7 +190,7 @@ for r in d["runs"]:
         if p["phase"] == "remove":
             continue
         for dv in p.get("devices", []):
-            if dv.get("name") == dev:
+            if dv.get("device") == dev:
                 ops += dv["write"]["ops"]; b += dv["write"]["bytes"]
     rep.append((ops, b))
 def s(v): return "%d [%d..%d]" % (st.median(v), min(v), max(v))
