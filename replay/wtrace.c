@@ -222,6 +222,30 @@ fail(struct replay_report *rep, const struct wtrace *t,
 }
 
 /*
+ * The directories a path is in, when the trace has not named them yet:
+ * the command found them in place (it made none of them before using them).
+ */
+static int
+note_parents(struct pathset *ps, const char *path)
+{
+	char dir[WTRACE_MAX_PATH];
+	struct pent *e;
+
+	for (const char *p = strchr(path, '/'); p != NULL;
+	     p = strchr(p + 1, '/')) {
+		memcpy(dir, path, (size_t)(p - path));
+		dir[p - path] = '\0';
+		if (ps_get(ps, dir, 0) != NULL)
+			continue;
+		if ((e = ps_get(ps, dir, 1)) == NULL)
+			return -1;
+		e->pre = 1;
+		e->kind = 1;
+	}
+	return 0;
+}
+
+/*
  * What the command found in place: a pass over the trace that notes each
  * path the first time it appears, and whether the command made it.
  */
@@ -280,6 +304,16 @@ scan(struct wtrace *t, struct pathset *ps, uint64_t **pre_of, char *err,
 			continue;
 		default:
 			continue;
+		}
+		/* Only a call that worked says its directories were there. */
+		if (r.done < 0)
+			;
+		else if (note_parents(ps, r.path) == -1 ||
+		    ((r.op == WT_RENAME || r.op == WT_LINK) &&
+		        note_parents(ps, r.path2) == -1)) {
+			snprintf(err, errlen, "out of memory");
+			free(h);
+			return -1;
 		}
 		if (ps_get(ps, r.path, 0) == NULL) {
 			if ((e = ps_get(ps, r.path, 1)) == NULL) {

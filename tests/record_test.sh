@@ -103,14 +103,15 @@ setup_files_head()
 }
 setup_files_body()
 {
-	mkdir -p src/in d
+	mkdir -p src/in src/empty d
 	head -c 300000 /dev/urandom >src/in/data
-	(cd src && "$ubc" record -q -o ../r.trace -- sh -c 'cat in/data >out; rm in/data') ||
+	(cd src && "$ubc" record -q -o ../r.trace -- sh -c 'cat in/data >out; rm in/data; echo y >empty/new') ||
 	    atf_fail "record failed"
 	"$ubc" -q -p none --keep -o r.json r.trace d 2>err || atf_fail "replay failed: $(cat err)"
 	run=$(ls -d d/ubcreplay-run.*)
 	[ "$(stat -c %s "$run/out")" -eq 300000 ] || atf_fail "out is not 300000 bytes"
 	[ ! -e "$run/in/data" ] || atf_fail "in/data was not removed by the replay"
+	[ "$(stat -c %s "$run/empty/new")" -eq 2 ] || atf_fail "empty/new was not made in the directory found in place"
 }
 
 atf_test_case bsdtar_app_layer
