@@ -66,29 +66,32 @@ wl() { sh "$work/wl.sh" "$@"; }
 
 now() { date +%s.%N; }
 
-# one NAME MODE: wall seconds of one run in a fresh directory.
+# one NAME MODE: "wall cpu" seconds of one run in a fresh directory, cpu
+# being user + system of everything the run started (the tracer's too), by
+# /usr/bin/time: on a machine shared with other jobs, wall time swings by
+# several times between identical runs; CPU time much less.
 one()
 {
 	rm -rf "$work/d" && mkdir "$work/d" && sync
-	t0=$(now)
 	case $2 in
-	plain) wl "$1" "$work/d" ;;
-	record) "$ubc" record -q -o "$work/$1.trace.gz" -C "$work/d" -- \
+	plain) set -- sh "$work/wl.sh" "$1" "$work/d" ;;
+	record) set -- "$ubc" record -q -o "$work/$1.trace.gz" -C "$work/d" -- \
 	    sh "$work/wl.sh" "$1" "$work/d" ;;
-	strace) strace -f -qq -e trace=$calls -o /dev/null \
+	strace) set -- strace -f -qq -e trace=$calls -o /dev/null \
 	    sh "$work/wl.sh" "$1" "$work/d" ;;
-	esac >/dev/null 2>&1
-	t1=$(now)
-	echo "$t1 - $t0" | bc
+	esac
+	/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>&1
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/time"
 }
 
 # The modes take turns, REPS rounds after one unmeasured round that warms
 # the caches, so that the machine's other load falls on all three alike.
 med() { sort -n "$1" | sed -n "$(((REPS + 1) / 2))p"; }
+medcpu() { awk '{ print $2 }' "$1" | sort -n | sed -n "$(((REPS + 1) / 2))p"; }
 
 [ "${SLOWDOWN:-1}" = 1 ] || REPS=0
 [ "$REPS" -gt 0 ] &&
-echo "workload  plain s  record s  strace s  record x  strace x  overhead record/strace  ops  trace B/op  replay s  replay/plain"
+echo "workload  wall: plain s  record x  strace x   cpu: plain s  record x  strace x  overhead record/strace  ops  trace B/op  replay s  replay/plain"
 for w in bsdtar cp git; do
 	[ "$REPS" -gt 0 ] || break
 	: >"$work/plain" && : >"$work/record" && : >"$work/strace"
@@ -101,6 +104,7 @@ for w in bsdtar cp git; do
 		done
 	done
 	p=$(med "$work/plain") s=$(med "$work/strace") r=$(med "$work/record")
+	pc=$(medcpu "$work/plain") sc=$(medcpu "$work/strace") rc=$(medcpu "$work/record")
 	ops=$("$ubc" record -d "$work/$w.trace.gz" | wc -l)
 	size=$(wc -c <"$work/$w.trace.gz")
 	mkdir -p "$work/rd"
@@ -108,13 +112,15 @@ for w in bsdtar cp git; do
 	    echo "record: replay of $w failed"
 	rp=$(python3 -c "import json,sys,statistics as s; d=json.load(open(sys.argv[1]));
 print('%.3f' % s.median(r['phases'][0]['elapsed_ns']/1e9 for r in d['runs']))" "$work/$w.json")
-	awk -v w=$w -v p="$p" -v r="$r" -v s="$s" -v ops="$ops" -v size="$size" -v rp="$rp" 'BEGIN {
-	    printf "%-8s %8.3f %9.3f %9.3f %9.2f %9.2f %23.2f %6d %11.1f %9.3f %13.2f\n",
-	    w, p, r, s, r / p, s / p, (r - p) / (s - p), ops, size / ops, rp, rp / p }'
+	awk -v w=$w -v p="${p% *}" -v r="${r% *}" -v s="${s% *}" -v pc="$pc" -v rc="$rc" -v sc="$sc" \
+	    -v ops="$ops" -v size="$size" -v rp="$rp" 'BEGIN {
+	    printf "%-8s %14.2f %9.2f %9.2f %14.2f %9.2f %9.2f %23.2f %6d %11.1f %9.3f %13.2f\n",
+	    w, p, r / p, s / p, pc, rc / pc, sc / pc, (rc - pc) / (sc - pc), ops, size / ops, rp, rp / p }'
 done
 [ "$REPS" -gt 0 ] && {
-echo "(record x, strace x: wall time over the plain command's, medians of $REPS rounds taken in turn;"
-echo " overhead record/strace: (record - plain) / (strace - plain); replay: -p none, the replay phase alone) "; }
+echo "(record x, strace x: time over the plain command's, medians of $REPS rounds taken in turn;"
+echo " overhead record/strace: (record - plain) / (strace - plain) in CPU seconds;"
+echo " replay: -p none, the replay phase alone, against the plain command's wall time)"; }
 
 [ "${FIDELITY:-0}" = 1 ] || exit 0
 [ "$(id -u)" -eq 0 ] || { echo "fidelity: needs root (loop filesystems); skipped"; exit 0; }
@@ -135,7 +141,7 @@ loopfs()
 }
 
 # Write requests and bytes of a device: /sys/block/DEV/stat fields 5, 7.
-wstat() { awk '{ print $5, $7 * 512 }' "/sys/block/$1/stat"; }
+wstat() { awk '{ printf "%d %.0f\n", $5, $7 * 512 }' "/sys/block/$1/stat"; }
 
 # strace -f -y's write() calls under DIR: "count bytes".
 appcalls()

@@ -21,7 +21,7 @@
 static const char *const op_names[WT_NOPS] = {"end", "open", "close", "read",
     "write", "fsync", "fdatasync", "sync_file_range", "fallocate", "ftruncate",
     "truncate", "rename", "link", "symlink", "unlink", "mkdir", "rmdir", "mmap",
-    "copy_file_range", "sync", "syncfs"};
+    "copy_file_range", "sync", "syncfs", "setattr"};
 
 const char *
 wtrace_op_name(unsigned op)
@@ -334,6 +334,14 @@ check(const struct wtrace *t, const struct wtrace_rec *r)
 	int one = r->op == WT_OPEN || r->op == WT_TRUNCATE ||
 	    r->op == WT_UNLINK || r->op == WT_MKDIR || r->op == WT_RMDIR;
 	int two = r->op == WT_RENAME || r->op == WT_LINK;
+
+	/* A setattr names its file by a handle or by a path. */
+	if (r->op == WT_SETATTR) {
+		handle = r->h != 0;
+		one = r->h == 0;
+		if (r->flags == 0 || (r->flags & ~(uint64_t)7) != 0)
+			return "unknown attributes";
+	}
 
 	if (r->op >= WT_NOPS)
 		return "an unknown operation";

@@ -62,6 +62,7 @@ enum wtrace_op {
 	WT_COPY_RANGE, /* h to h2, off, off2, asked, done */
 	WT_SYNC,       /* sync(2) */
 	WT_SYNCFS,     /* h */
+	WT_SETATTR,    /* h, or path: flags WT_ATTR_* (chmod, chown, utimes) */
 	WT_NOPS
 };
 
@@ -77,6 +78,11 @@ enum wtrace_op {
 #define WT_O_DSYNC     0x100
 #define WT_O_DIRECTORY 0x200
 #define WT_O_ALL       0x3ff
+
+/* What a setattr changed: each dirties the inode, whatever the value. */
+#define WT_ATTR_MODE  0x1
+#define WT_ATTR_OWNER 0x2
+#define WT_ATTR_TIMES 0x4
 
 /* Read and write flags. */
 #define WT_AT_OFFSET 0x1 /* pread/pwrite: the offset was given */

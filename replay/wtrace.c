@@ -537,6 +537,36 @@ count_write(struct replay_report *rep, int64_t rv)
 	rep->bytes += (uint64_t)rv;
 }
 
+/*
+ * A setattr: the values were not recorded, only what changed; setting the
+ * mode the file has, no owner (-1, -1) and the time now dirties the inode
+ * as the command's call did. A path is opened beneath the run directory.
+ */
+static int
+setattr(int root, int fd, const struct wtrace_rec *r)
+{
+	struct stat st;
+	int own = fd == -1, rv = 0;
+
+	if (own && (fd = replay_open_beneath(root, r->path, O_RDONLY, 0)) == -1)
+		return -1;
+	if ((r->flags & WT_ATTR_MODE) &&
+	    (fstat(fd, &st) == -1 || fchmod(fd, st.st_mode & 07777) == -1))
+		rv = -1;
+	if ((r->flags & WT_ATTR_OWNER) &&
+	    fchown(fd, (uid_t)-1, (gid_t)-1) == -1)
+		rv = -1;
+	if ((r->flags & WT_ATTR_TIMES) && futimens(fd, NULL) == -1)
+		rv = -1;
+	if (own) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return rv;
+}
+
 /* One record; -1 when one that succeeded when recorded fails now. */
 static int
 one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
@@ -616,6 +646,9 @@ one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
 	case WT_MMAP:
 		/* The stores were not seen; nothing to do them with. */
 		return 0;
+	case WT_SETATTR:
+		rv = setattr(root, fd, r);
+		break;
 	default:
 		rv = path_op(root, r);
 		break;

@@ -8,7 +8,8 @@
 
 # A workload of the shell's tools: files made by several processes,
 # writes of several sizes, O_DIRECT, O_APPEND, fsync, renames, links,
-# symbolic links, removals, a truncate, a directory removed.
+# symbolic links, removals, a truncate, a directory removed, a chmod and a
+# touch (attributes: only that they changed).
 workload()
 {
 	mkdir -p w/sub w/gone
@@ -25,6 +26,8 @@ workload()
 	truncate -s 100 w/b
 	rm w/hard
 	rmdir w/gone
+	chmod 600 w/a
+	touch w/b
 }
 
 # The sizes of write-like calls on files under DIR, one a line, sorted,
@@ -64,7 +67,8 @@ strace_agrees_body()
 	"$ubc" record -d w.trace.gz >dump
 	for op in "rename .* w/sub/copy w/sub/moved" "link .* w/a w/hard" \
 	    "symlink .* w/sub/sym ../a" "unlink .* w/hard" "rmdir .* w/gone" \
-	    "fsync" "f?truncate .*off=100"; do
+	    "fsync" "f?truncate .*off=100" "setattr .*flags=0x1 .* w/a" \
+	    "setattr .*flags=0x4"; do
 		grep -Eq " $op" dump || atf_fail "no '$op' in the trace"
 	done
 	grep ' open .* w/direct$' dump | grep -q 'flags=0x.[4-7].' ||

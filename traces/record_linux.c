@@ -62,14 +62,16 @@ static const int traced[] = {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64,
     SYS_readv, SYS_writev, SYS_preadv, SYS_pwritev, SYS_preadv2, SYS_pwritev2,
 #ifdef SYS_open
     SYS_open, SYS_creat, SYS_rename, SYS_link, SYS_symlink, SYS_unlink,
-    SYS_mkdir, SYS_rmdir, SYS_dup2, SYS_fork, SYS_vfork,
+    SYS_mkdir, SYS_rmdir, SYS_dup2, SYS_fork, SYS_vfork, SYS_chmod, SYS_chown,
+    SYS_lchown,
 #endif
     SYS_openat, SYS_openat2, SYS_close, SYS_close_range, SYS_dup, SYS_dup3,
     SYS_fcntl, SYS_lseek, SYS_fsync, SYS_fdatasync, SYS_sync_file_range,
     SYS_fallocate, SYS_ftruncate, SYS_truncate, SYS_renameat, SYS_renameat2,
     SYS_linkat, SYS_symlinkat, SYS_unlinkat, SYS_mkdirat, SYS_mmap,
     SYS_copy_file_range, SYS_sync, SYS_syncfs, SYS_clone, SYS_clone3,
-    SYS_execve, SYS_execveat};
+    SYS_execve, SYS_execveat, SYS_fchmod, SYS_fchmodat, SYS_fchown,
+    SYS_fchownat, SYS_utimensat};
 #define NTRACED (sizeof(traced) / sizeof(traced[0]))
 
 /* An open file description under the directory. */
@@ -522,6 +524,8 @@ needs_exit(const struct thr *t, const struct call *c)
 	case SYS_fallocate:
 	case SYS_ftruncate:
 	case SYS_syncfs:
+	case SYS_fchmod:
+	case SYS_fchown:
 		return fd_get(t, c->a[0]) != NULL;
 	case SYS_mmap:
 		return fd_get(t, c->a[4]) != NULL;
@@ -566,8 +570,25 @@ on_entry(struct rec *r, struct thr *t, const struct __ptrace_syscall_info *si)
 			c->path[0] = '\0';
 		break;
 #endif
+#ifdef SYS_chmod
+	case SYS_chmod:
+	case SYS_chown:
+	case SYS_lchown:
+		p1 = c->a[0];
+		break;
+#endif
 	case SYS_truncate:
 		p1 = c->a[0];
+		break;
+	case SYS_fchmodat:
+	case SYS_fchownat:
+		dirfd = (int)c->a[0];
+		p1 = c->a[1];
+		break;
+	case SYS_utimensat:
+		/* Without a path it is futimens, on the descriptor. */
+		dirfd = (int)c->a[0];
+		p1 = c->a[1];
 		break;
 	case SYS_openat:
 	case SYS_openat2:
@@ -833,6 +854,13 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 	case SYS_link:
 	case SYS_symlink:
 	case SYS_unlink:
+	case SYS_chmod:
+		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_MODE);
+		break;
+	case SYS_chown:
+	case SYS_lchown:
+		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_OWNER);
+		break;
 	case SYS_mkdir:
 	case SYS_rmdir:
 		/* As their *at forms, below, but for rmdir. */
@@ -936,6 +964,25 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 		break;
 	case SYS_copy_file_range:
 		copy_range(r, t, rv);
+		break;
+	case SYS_fchmod:
+		handle_op(r, t, WT_SETATTR, a[0], rv, 0, 0, WT_ATTR_MODE);
+		break;
+	case SYS_fchown:
+		handle_op(r, t, WT_SETATTR, a[0], rv, 0, 0, WT_ATTR_OWNER);
+		break;
+	case SYS_fchmodat:
+		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_MODE);
+		break;
+	case SYS_fchownat:
+		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_OWNER);
+		break;
+	case SYS_utimensat:
+		if (a[1] == 0)
+			handle_op(
+			    r, t, WT_SETATTR, a[0], rv, 0, 0, WT_ATTR_TIMES);
+		else
+			path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_TIMES);
 		break;
 	case SYS_sync: {
 		struct wtrace_rec w;
