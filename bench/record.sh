@@ -18,12 +18,15 @@
 #   sh bench/record.sh TOP          (make bench runs it)
 #   FIDELITY=1 RUNS=5 sh bench/record.sh TOP
 #   SLOWDOWN=0 FIDELITY=1 sh bench/record.sh TOP     (fidelity alone)
+#   WORKLOADS="cp git" FSTYPES=xfs ...                (some of them)
 set -u
 top=$1
 ubc=$top/ubcreplay
 archive=$top/build/fixtures/emacs-like.tar.gz
 small=$top/build/fixtures/small.tar.gz
 REPS=${REPS:-3}
+WORKLOADS=${WORKLOADS:-bsdtar cp git}
+FSTYPES=${FSTYPES:-ext4 xfs}
 RUNS=${RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ubc-record-bench.XXXXXX") || exit 1
 # Loop devices are listed in a file: loopfs runs in a command substitution,
@@ -92,7 +95,7 @@ medcpu() { awk '{ print $2 }' "$1" | sort -n | sed -n "$(((REPS + 1) / 2))p"; }
 [ "${SLOWDOWN:-1}" = 1 ] || REPS=0
 [ "$REPS" -gt 0 ] &&
 echo "workload  wall: plain s  record x  strace x   cpu: plain s  record x  strace x  overhead record/strace  ops  trace B/op  replay s  replay/plain"
-for w in bsdtar cp git; do
+for w in $WORKLOADS; do
 	[ "$REPS" -gt 0 ] || break
 	: >"$work/plain" && : >"$work/record" && : >"$work/strace"
 	i=-1
@@ -152,9 +155,9 @@ appcalls()
 
 echo
 echo "fidelity over $RUNS runs: original (the command) against its replay, fresh loop filesystems"
-echo "fs    workload  app calls orig/replay  app bytes orig/replay  dev writes orig med [min..max]  replay med [min..max]  dev MB orig med  replay med  verdict"
-for fs in ext4 xfs; do
-	for w in bsdtar cp git; do
+echo "fs    workload  app calls orig/replay  app bytes orig/replay  dev writes orig med [min..max]  replay med [min..max]  change  dev MB orig  replay  change  verdict"
+for fs in $FSTYPES; do
+	for w in $WORKLOADS; do
 		dev=$(loopfs "m$fs$w" $fs)
 		m=$work/m$fs$w
 		# The trace, recorded on this filesystem.
@@ -203,14 +206,17 @@ def s(v): return "%d [%d..%d]" % (st.median(v), min(v), max(v))
 oo, ro = [o for o, _ in orig], [o for o, _ in rep]
 ob, rb = [b for _, b in orig], [b for _, b in rep]
 inside = min(oo) <= st.median(ro) <= max(oo) and min(ob) <= st.median(rb) <= max(ob)
-print("%-5s %-8s  %s/%s  %s/%s  %s  %s  %.1f  %.1f  %s" % (fs, w, app[0], acalls, app[1], abytes,
-      s(oo), s(ro), st.median(ob) / 1e6, st.median(rb) / 1e6,
-      "within the spread" if inside else "OUTSIDE the spread"))
+dw = 100.0 * (st.median(ro) - st.median(oo)) / st.median(oo)
+db = 100.0 * (st.median(rb) - st.median(ob)) / st.median(ob)
+print("%-5s %-8s  %s/%s  %s/%s  %s  %s  %+.1f%%  %.1f  %.1f  %+.1f%%  %s" % (fs, w, app[0], acalls,
+      app[1], abytes, s(oo), s(ro), dw, st.median(ob) / 1e6, st.median(rb) / 1e6, db,
+      "within the original's range" if inside else "outside the original's range"))
 EOF
 	done
 done
 # bsdtar's replay against ubcreplay's own extraction of the archive.
-for fs in ext4 xfs; do
+for fs in $FSTYPES; do
+	case " $WORKLOADS " in *" bsdtar "*) ;; *) break ;; esac
 	dev=$(loopfs "c$fs" $fs)
 	mkdir "$work/c$fs/rec"
 	"$ubc" record -q -o "$work/c.trace.gz" -C "$work/c$fs/rec" -- bsdtar -xf "$archive" -C "$work/c$fs/rec"
