@@ -4,6 +4,7 @@
  *
  *	ubcreplay emacs-20.7.tar.gz /mnt
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,12 @@ static const struct {
 int
 main(int argc, char **argv)
 {
+	/*
+	 * An ignored SIGCHLD survives exec: a parent that set it would have
+	 * our children reaped by the kernel, and waitpid then finds none (a
+	 * guest looks finished at once). Every command waits for its own.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]);
 		     i++)

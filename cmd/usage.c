@@ -34,9 +34,10 @@ static const char synopsis[] =
     "       ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
-    "                    [--bisect] [--cpus n] [--fail-if metric:change]\n"
-    "                    [--mem mib] [--modules dir] [--nfs-export-fs fstype]\n"
-    "                    [--nfs-path path] [--nfs-server knfsd | ganesha]\n"
+    "                    [--bisect] [--boot-timeout seconds] [--cpus n]\n"
+    "                    [--fail-if metric:change] [--mem mib] [--modules dir]\n"
+    "                    [--nfs-export-fs fstype] [--nfs-path path]\n"
+    "                    [--nfs-server knfsd | ganesha] [--size size]\n"
     "                    [--timeout seconds] archive | -- job ...\n"
     "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
     "       ubcreplay record -d trace\n";

@@ -33,10 +33,14 @@
 #define MAX_GATES   32
 #define MAX_JOB     200
 #define IMAGE_BYTES (1ULL << 30)
+/* --size: from what a small mkfs takes to a sparse file of 16 TiB. */
+#define IMAGE_MIN_BYTES (1ULL << 20)
+#define IMAGE_MAX_BYTES (1ULL << 44)
 
 static const struct option longopts[] = {
     {"accel", required_argument, NULL, 'A'},
     {"bisect", no_argument, NULL, 'B'},
+    {"boot-timeout", required_argument, NULL, 'b'},
     {"cpus", required_argument, NULL, 'C'},
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
@@ -44,6 +48,7 @@ static const struct option longopts[] = {
     {"nfs-export-fs", required_argument, NULL, 'E'},
     {"nfs-path", required_argument, NULL, 'P'},
     {"nfs-server", required_argument, NULL, 'S'},
+    {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -59,7 +64,8 @@ struct vm_opts {
 	const char *archive;
 	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
 	int runs, mem, cpus, jobs, bisect;
-	int64_t timeout_ns;
+	int64_t timeout_ns, boot_timeout_ns;
+	uint64_t size_bytes;
 };
 
 static int
@@ -77,27 +83,38 @@ number(const char *what, const char *s, long lo, long hi, long *v)
 	return 0;
 }
 
-/* The job after `--`: -o goes after the subcommand's name, if any. */
+/*
+ * The job after `--`: the main job (archive dir ...) or a subcommand that
+ * writes a result. -o goes where each takes it: after the subcommand's
+ * name, or before the main job's operands.
+ */
 static int
 jobargs(struct vm_opts *o, int argc, char **argv)
 {
-	static const char *const subs[] = {"dd", "sweep", "matrix"};
+	static const char *const subs[] = {"dd", "sweep", "matrix", "nfs"};
+	static const char *const none[] = {"compare", "report", "vm"};
 	size_t n = 0, at = 0;
 
 	if (argc == 0 || argc > MAX_JOB) {
 		warnx("after --, the job's arguments (at most %d)", MAX_JOB);
 		return -1;
 	}
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (strcmp(argv[0], none[i]) == 0) {
+			warnx("the job after -- cannot be '%s': it is the main "
+			      "job, dd, sweep, matrix or nfs",
+			    argv[0]);
+			return -1;
+		}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 		if (strcmp(argv[0], subs[i]) == 0)
 			at = 1;
-	for (int i = 0; i < argc; i++) {
-		if ((size_t)i == at) {
-			o->job[n++] = "-o";
-			o->job[n++] = VM_GUEST_RESULT;
-		}
+	for (size_t i = 0; i < at; i++)
 		o->job[n++] = argv[i];
-	}
+	o->job[n++] = "-o";
+	o->job[n++] = VM_GUEST_RESULT;
+	for (size_t i = at; i < (size_t)argc; i++)
+		o->job[n++] = argv[i];
 	o->njob = n;
 	return 0;
 }
@@ -152,6 +169,7 @@ static int
 parse(int argc, char **argv, struct vm_opts *o)
 {
 	static char runs[16];
+	char errbuf[256] = "";
 	long v;
 	int c;
 
@@ -163,6 +181,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->cpus = 2;
 	o->jobs = 1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
+	o->size_bytes = IMAGE_BYTES;
 	optind = 1;
 	while ((c = getopt_long(
 	            argc, argv, "hk:t:m:O:n:o:j:", longopts, NULL)) != -1) {
@@ -239,6 +258,26 @@ parse(int argc, char **argv, struct vm_opts *o)
 			if (number("--timeout", optarg, 1, 7 * 86400, &v) == -1)
 				return -1;
 			o->timeout_ns = (int64_t)v * 1000000000;
+			break;
+		case 'b':
+			if (number("--boot-timeout", optarg, 1, 7 * 86400,
+			        &v) == -1)
+				return -1;
+			o->boot_timeout_ns = (int64_t)v * 1000000000;
+			break;
+		case 'Z':
+			if (replay_dd_parse_size(optarg, &o->size_bytes, errbuf,
+			        sizeof(errbuf)) == -1 ||
+			    o->size_bytes < IMAGE_MIN_BYTES ||
+			    o->size_bytes > IMAGE_MAX_BYTES ||
+			    o->size_bytes % 512 != 0) {
+				warnx("--size '%s': %s", optarg,
+				    errbuf[0] != '\0'
+				        ? errbuf
+				        : "not a whole number of 512-byte "
+				          "sectors from 1M to 16T");
+				return -1;
+			}
 			break;
 		case 'f':
 			if (cmd_add_gate(
@@ -343,6 +382,18 @@ check(struct run *r)
 			return -1;
 		}
 		o->job[0] = r->archive;
+		/* ganesha's export is a directory on the host, not the disk. */
+		if ((o->nfs_server == NULL ||
+		        strcmp(o->nfs_server, "ganesha") != 0) &&
+		    vm_image_fits(r->archive, o->size_bytes, errbuf,
+		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+	}
+	if (vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
 	}
 	for (size_t f = 0; f < o->nfstype; f++)
 		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
@@ -350,29 +401,12 @@ check(struct run *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-	for (size_t i = 0; i < o->nkernel; i++) {
+	for (size_t i = 0; i < o->nkernel; i++)
 		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
 		        sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
-		for (size_t f = 0; f < o->nfstype; f++) {
-			const char *names[16];
-			size_t nn = vm_modules_needed(o->fstype[f], names, 16);
-
-			if (o->nfs_server != NULL)
-				nn += vm_nfs_modules(
-				    o->nfs_server, names + nn, 16 - nn);
-			struct vm_modset set;
-
-			if (vm_modules_resolve(&r->k[i], names, nn, &set,
-			        errbuf, sizeof(errbuf)) == -1) {
-				warnx("kernel '%s': %s", o->kernel[i], errbuf);
-				return -1;
-			}
-			vm_modules_free(&set);
-		}
-	}
 	return 0;
 }
 
@@ -393,11 +427,12 @@ confs(struct run *r)
 			c->fstype = o->fstype[f];
 			c->mkfs_opts = o->mkfs_opts;
 			c->mount_opts = o->mount_opts;
-			c->size_bytes = IMAGE_BYTES;
+			c->size_bytes = o->size_bytes;
 			c->accel = o->accel;
 			c->cpus = o->cpus;
 			c->mem_mib = o->mem;
 			c->timeout_ns = o->timeout_ns;
+			c->boot_timeout_ns = o->boot_timeout_ns;
 			c->exe = r->exe;
 			c->njob = o->njob;
 			c->job = o->job;
@@ -719,7 +754,7 @@ cmd_vm(int argc, char **argv)
 {
 	struct vm_opts o;
 	struct run r;
-	char(*names)[PATH_MAX] = NULL;
+	char(*names)[PATH_MAX] = NULL, errbuf[2048];
 	size_t nok = 0;
 	int rc, sig, failed;
 
@@ -744,6 +779,12 @@ cmd_vm(int argc, char **argv)
 		goto out;
 	}
 	confs(&r);
+	for (size_t i = 0; i < r.ncell; i++)
+		if (vm_cell_check(&r.conf[i], errbuf, sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 	replay_catch_signals();
 	if (o.bisect) {
 		rc = bisect(&r);

@@ -88,7 +88,9 @@ ganesha_v3_body() {
 	done
 	# ubcreplay stops by itself after -t; then tcpdump, with everything.
 	pid=$(cat ubc.pid)
-	wait "$pid" || { cat ubc.err; atf_fail "ubcreplay nfs -I lo failed"; }
+	wait "$pid"
+	rc=$?
+	[ $rc -eq 0 ] || { cat ubc.err; atf_fail "ubcreplay nfs -I lo failed (exit $rc)"; }
 	rm -f ubc.pid
 	sleep 1
 	stop_pid tcpdump.pid

@@ -14,6 +14,7 @@
 
 # Guests as small as the job allows: two cores run the whole suite.
 VMOPTS="--mem 512 --cpus 1 --timeout 600"
+RESULT=/run/ubcvm/out/result.json
 
 require_qemu()
 {
@@ -316,6 +317,34 @@ hang_body()
 	    -k "$k" -o out "$small"
 }
 
+atf_test_case boot_hang
+boot_hang_head()
+{
+	atf_set "descr" "a guest whose init never comes up is given up at --boot-timeout, not --timeout"
+	atf_set "timeout" "300"
+}
+boot_hang_body()
+{
+	use_tmp
+	require_qemu
+	require_prog cc
+	k=$(kernel 6.1)
+	# An init that never gets to the job: the kernel boots, then nothing.
+	printf '#include <stdio.h>\n#include <unistd.h>\nint main(void) { fputs("stuck before the job\\n", stderr); for (;;) pause(); }\n' >stuck.c
+	cc -static -o stuck stuck.c || atf_skip "cannot link a static program here"
+	export UBCREPLAY_VM_INIT=$PWD/stuck
+	start=$(date +%s)
+	bad "did not boot within 20 s (--boot-timeout): its init never came up" \
+	    --mem 512 --cpus 1 --timeout 1200 --boot-timeout 20 -k "$k" -o out "$small"
+	# The console's last lines come with it (the kernel's, or the stuck
+	# init's own word, however far this machine got in 20 s).
+	sed -n '/the last lines of its console:/,$p' err | sed 1d >tail
+	[ -s tail ] && ! grep -q '^(nothing)$' tail ||
+	    atf_fail "no console lines after the error"
+	# Given up long before the 20-minute job timeout.
+	[ $(($(date +%s) - start)) -lt 600 ] || atf_fail "waited past 600 s"
+}
+
 atf_test_case signal
 signal_head()
 {
@@ -350,6 +379,255 @@ signal_body()
 	done
 }
 
+# What the guest is handed, and what is refused before it boots: /vm.conf
+# is read back from the initramfs the host would boot (a stand-in
+# qemu-system-x86_64 on PATH keeps a copy and exits: no guest boots in
+# those cases).
+
+# A qemu-system-x86_64 that says its version, keeps the initramfs it is
+# given as ./initrd.gz and fails: the cell ends there.
+fake_qemu()
+{
+	mkdir -p fakebin
+	cat >fakebin/qemu-system-x86_64 <<EOF
+#!/bin/sh
+if [ "\$1" = --version ]; then
+	echo "QEMU emulator version 7.2.0 (stand-in)"
+	exit 0
+fi
+while [ \$# -gt 0 ]; do
+	[ "\$1" = -initrd ] && cp "\$2" "$PWD/initrd.gz"
+	shift
+done
+echo "the test's stand-in QEMU" >&2
+exit 1
+EOF
+	chmod +x fakebin/qemu-system-x86_64
+	PATH=$PWD/fakebin:$PATH
+	export PATH
+}
+
+# before_boot: for a case that ends before any guest boots: its temporary
+# directory, the stand-in QEMU, the test archive and a 6.1 kernel in $k.
+before_boot()
+{
+	use_tmp
+	require_prog bsdtar
+	fake_qemu
+	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
+	k=$(kernel 6.1)
+}
+
+# jobconf ARGS...: runs vm with ARGS under the stand-in and prints the
+# argument lines of the /vm.conf it would have booted, one a line.
+jobconf()
+{
+	rm -f initrd.gz
+	"$ubc" vm $VMOPTS -k "$k" -o out "$@" >/dev/null 2>err
+	[ -f initrd.gz ] || atf_fail "no initramfs reached QEMU: $(cat err)"
+	bsdtar -xOf initrd.gz vm.conf >vm.conf || atf_fail "no vm.conf in the initramfs"
+	grep -q "^exe $ubc\$" vm.conf || atf_fail "exe is not this program: $(cat vm.conf)"
+	sed -n 's/^arg //p' vm.conf
+}
+
+# expect_job WANT ARGS...: the job's argv after `vm ... -- ARGS` is WANT
+# (words separated by blanks).
+expect_job()
+{
+	want=$1
+	shift
+	got=$(jobconf -- "$@" | tr '\n' ' ')
+	[ "$got" = "$want " ] || atf_fail "-- $*: the guest runs '$got', not '$want'"
+	no_leftovers
+}
+
+atf_test_case output_option
+output_option_head()
+{
+	atf_set "descr" "-o RESULT lands where each job's command takes it (vm.conf read back)"
+	atf_set "timeout" "600"
+}
+output_option_body()
+{
+	before_boot
+	# dd, sweep and matrix share one rule (vm_test:dd boots a dd job);
+	# a bare dd once got no -o at all, nfs got it before its name.
+	expect_job "dd -o $RESULT" dd
+	expect_job "nfs -o $RESULT -I eth0 -t 1" nfs -I eth0 -t 1
+	expect_job "-o $RESULT /a.tar /run/ubcvm/disk -n 1" /a.tar /run/ubcvm/disk -n 1
+	# The commands themselves take -o there: the nfs job's argv, on the
+	# host with a capture of the fixtures, writes its result to -o's file.
+	pcap=$top/fixtures/nfs_malformed_test/link_raw_ipv4.pcap
+	jobconf -- nfs -r "$pcap" | sed "s|^$RESULT\$|$PWD/nfs.json|" >argv
+	set --
+	while read -r a; do
+		set -- "$@" "$a"
+	done <argv
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" "$@"
+	[ -s nfs.json ] || atf_fail "'ubcreplay $*' wrote no result at -o"
+	no_leftovers
+}
+
+atf_test_case not_a_job
+not_a_job_head()
+{
+	atf_set "descr" "compare, report or vm after -- is refused: they write no result"
+}
+not_a_job_body()
+{
+	before_boot
+	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm -k "$k" -o out -- \
+	    compare a.json b.json
+	grep -q "cannot be 'compare'" err || atf_fail "$(cat err)"
+	[ ! -e initrd.gz ] || atf_fail "a guest was started"
+	no_leftovers
+}
+
+# refused EXPECT ARGS...: exit 2 naming it, before any guest starts.
+refused()
+{
+	expect=$1
+	shift
+	rm -f initrd.gz
+	atf_check -s exit:2 -o ignore -e save:err "$@"
+	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
+	[ ! -e initrd.gz ] || atf_fail "a guest was started"
+	no_leftovers
+}
+
+atf_test_case conf_newline
+conf_newline_head()
+{
+	atf_set "descr" "a newline in -O, a job argument or this program's path is refused before boot"
+}
+conf_newline_body()
+{
+	before_boot
+	nl='
+'
+	refused "the mount options (-O) holds a newline" \
+	    "$ubc" vm -k "$k" -O "noatime${nl}exe /bin/sh" -o out "$small"
+	refused "a job argument holds a newline" \
+	    "$ubc" vm -k "$k" -o out -- dd "if=/dev/vda${nl}exe /bin/sh"
+	mkdir "bin${nl}setup"
+	cp "$ubc" "bin${nl}setup/ubcreplay"
+	refused "this program's path holds a newline" \
+	    "$PWD/bin${nl}setup/ubcreplay" vm -k "$k" -o out "$small"
+}
+
+atf_test_case conf_limits
+conf_limits_head()
+{
+	atf_set "descr" "a value past the guest's line limit is refused before boot, not cut"
+}
+conf_limits_body()
+{
+	before_boot
+	long=$(python3 -c 'print("x" * 5000)')
+	refused "the mount options (-O) is 5000 bytes long" \
+	    "$ubc" vm -k "$k" -O "$long" -o out "$small"
+	refused "a job argument is 5003 bytes long" \
+	    "$ubc" vm -k "$k" -o out -- dd "if=$long"
+	# The longest value that fits goes through whole.
+	fit=$(python3 -c 'print("x" * (4096 - len("arg ") - 1 - len("if=")))')
+	jobconf -- dd "if=$fit" >args
+	grep -qx "if=$fit" args || atf_fail "the longest argument did not reach vm.conf whole"
+	no_leftovers
+}
+
+atf_test_case size_too_small
+size_too_small_head()
+{
+	atf_set "descr" "an archive that cannot fit --size is refused before boot, with the size it needs"
+}
+size_too_small_body()
+{
+	before_boot
+	# Its data alone, as bsdtar lists it, is more than 7 MiB.
+	data=$(bsdtar -tvzf "$small" | awk '{s += $5} END {print s}')
+	[ "$data" -gt $((7 << 20)) ] || atf_fail "the fixture holds only $data bytes"
+	refused "does not fit a 8 MiB disk" \
+	    "$ubc" vm -k "$k" --size 8M -o out "$small"
+	refused "'1000': not a whole number of 512-byte sectors" \
+	    "$ubc" vm -k "$k" --size 1000 -o out "$small"
+}
+
+atf_test_case tmpdir_no_direct cleanup
+tmpdir_no_direct_head()
+{
+	atf_set "descr" "a TMPDIR whose filesystem refuses O_DIRECT is refused before boot, saying how to fix it"
+	atf_set "require.user" "root"
+}
+tmpdir_no_direct_body()
+{
+	before_boot
+	# ramfs has no O_DIRECT (tmpfs has had it since Linux 6.6).
+	mkdir ram
+	mount -t ramfs ubcreplay-test "$PWD/ram" || atf_skip "cannot mount a ramfs"
+	python3 -c 'import os, sys; os.open(sys.argv[1], os.O_CREAT | os.O_RDWR | os.O_DIRECT)' \
+	    ram/probe 2>/dev/null && atf_skip "this kernel's ramfs takes O_DIRECT"
+	rm -f ram/probe
+	TMPDIR=$PWD/ram refused "filesystem refuses O_DIRECT.*set TMPDIR" \
+	    "$ubc" vm -k "$k" -o out "$small"
+	[ -z "$(ls -A ram)" ] || atf_fail "left in TMPDIR: $(ls -A ram)"
+	umount "$PWD/ram" || atf_fail "cannot unmount the ramfs"
+}
+tmpdir_no_direct_cleanup()
+{
+	umount "$PWD/ram" 2>/dev/null || true
+}
+
+atf_test_case disk_full
+disk_full_head()
+{
+	atf_set "descr" "a job that fills the guest's disk says so, naming the cell"
+	atf_set "timeout" "600"
+}
+disk_full_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	# 4 MiB written to a 1 MiB disk: the guest's kernel says ENOSPC.
+	bad "guest disk full: the job filled the raw disk of 1 MiB (--size)" \
+	    $VMOPTS --size 1M -k "$k" -o out -- \
+	    dd if=/dev/zero of=/dev/vda bs=64k count=64 -n 1
+	grep -q "kernel '$k'" err || atf_fail "the cell is not named: $(cat err)"
+}
+
+atf_test_case sigchld_ignored
+sigchld_ignored_head()
+{
+	atf_set "descr" "started with SIGCHLD ignored, vm still waits for its guest"
+	atf_set "timeout" "600"
+}
+sigchld_ignored_body()
+{
+	use_tmp
+	require_qemu
+	k=$(kernel 6.1)
+	# The parent ignores SIGCHLD and execs: the disposition is inherited,
+	# and the kernel would reap mkfs and QEMU before vm could wait for them.
+	atf_check -s exit:0 -o ignore -e save:err python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$ubc" vm $VMOPTS -n 1 -k "$k" -o out "$small"
+	f=out/$(pkgrel "$k")-ext4.json
+	[ -f "$f" ] || atf_fail "no result: $(cat err)"
+	# The guest wrote at least the archive's data, as bsdtar lists it.
+	data=$(bsdtar -tvzf "$small" | awk '{s += $5} END {print s}')
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(dev["write"]["bytes"] for r in d["runs"] for p in r["phases"]
+        for dev in p["devices"])
+if n < int(sys.argv[2]):
+    sys.exit("the guest wrote %d bytes, the archive holds %s" % (n, sys.argv[2]))
+' "$f" "$data" || atf_fail "the result is not the job's"
+	rm -rf out
+	no_leftovers
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case ext4
@@ -362,5 +640,14 @@ atf_init_test_cases()
 	atf_add_test_case no_qemu
 	atf_add_test_case panic
 	atf_add_test_case hang
+	atf_add_test_case boot_hang
 	atf_add_test_case signal
+	atf_add_test_case output_option
+	atf_add_test_case not_a_job
+	atf_add_test_case conf_newline
+	atf_add_test_case conf_limits
+	atf_add_test_case size_too_small
+	atf_add_test_case tmpdir_no_direct
+	atf_add_test_case disk_full
+	atf_add_test_case sigchld_ignored
 }

@@ -16,6 +16,7 @@
 
 #include "../analysis/analysis.h"
 #include "vm.h"
+#include "vmconf.h"
 
 /*
  * loglevel 6: the banner shows at once that the kernel is running.
@@ -33,6 +34,21 @@
  * under KVM is taken for that.
  */
 #define KVM_SILENCE_NS ((int64_t)10 * 1000000000)
+/*
+ * How long a guest may take to boot, unless --boot-timeout says: from
+ * QEMU's start to the first file the init writes on the share (release:
+ * the kernel up, the modules loaded, the shares mounted). A guest stuck in
+ * early boot is given up then, not at the whole job's timeout; an NFS
+ * cell's set-up and the job come after and are the timeout's. QEMU's start
+ * to the job's start, a bound on the boot, measured (README) 3.6-4.4 s
+ * under TCG on a quiet machine, plus about 2.5 s for the xfs or btrfs
+ * modules. A shared machine is slower: 36 s for a raw-disk cell on the
+ * 2-core machine this was written on, shared by eight sessions' builds and
+ * guests (8x). TCG gets 180 s, five times that; KVM boots in about a
+ * second and gets 30 s.
+ */
+#define BOOT_TCG_NS ((int64_t)180 * 1000000000)
+#define BOOT_KVM_NS ((int64_t)30 * 1000000000)
 /*
  * Once a guest has shown that this machine's KVM cannot run it, later
  * cells in the same process go straight to TCG.
@@ -60,35 +76,74 @@ exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
-/* /vm.conf, but the module lines initramfs.c writes. */
-static char *
-conftext(const struct vm_cell *cell, char *err, size_t errlen)
+/* The modules the cell needs, dependencies first. */
+static int
+modules(const struct vm_cell_conf *c, struct vm_modset *set, char *err,
+    size_t errlen)
 {
-	const struct vm_cell_conf *c = cell->c;
-	size_t len =
-	    256 + strlen(c->fstype) + strlen(c->mount_opts) + strlen(c->exe);
-	char *s, *p;
+	const char *names[16];
+	char msg[1024];
+	size_t n = vm_modules_needed(c->fstype, names, 16);
 
-	for (size_t i = 0; i < c->njob; i++) {
-		if (strchr(c->job[i], '\n') != NULL) {
-			snprintf(err, errlen,
-			    "a job argument holds a newline: '%s'", c->job[i]);
-			return NULL;
-		}
-		len += strlen(c->job[i]) + 8;
+	if (c->nfs_server != NULL)
+		n += vm_nfs_modules(c->nfs_server, names + n, 16 - n);
+	if (vm_modules_resolve(c->kernel, names, n, set, msg, sizeof(msg)) ==
+	    -1) {
+		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
+		return -1;
 	}
-	if ((s = malloc(len)) == NULL) {
+	return 0;
+}
+
+/* /vm.conf (vm/vmconf.h) for the cell, its modules as the initramfs has them.
+ */
+static char *
+conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
+    size_t errlen)
+{
+	struct vmconf vc;
+	char **mod = calloc(mods->n + 1, sizeof(*mod)), msg[1024], *s = NULL;
+	size_t i;
+
+	if (mod == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	p = s +
-	    sprintf(s, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
-	        c->mount_opts, c->exe);
-	if (c->nfs_server != NULL)
-		p += sprintf(p, "setup %s\n", VM_GUEST_SETUP);
-	for (size_t i = 0; i < c->njob; i++)
-		p += sprintf(p, "arg %s\n", c->job[i]);
+	for (i = 0; i < mods->n; i++)
+		if ((mod[i] = vm_initramfs_modname(mods, i)) == NULL)
+			break;
+	memset(&vc, 0, sizeof(vc));
+	vc.fstype = c->fstype;
+	vc.mountopts = c->mount_opts;
+	vc.exe = c->exe;
+	vc.setup = c->nfs_server != NULL ? VM_GUEST_SETUP : NULL;
+	vc.nmod = mods->n;
+	vc.mod = (const char *const *)mod;
+	vc.narg = c->njob;
+	vc.arg = (const char *const *)c->job;
+	if (i < mods->n)
+		snprintf(err, errlen, "out of memory");
+	else if ((s = vmconf_format(&vc, msg, sizeof(msg))) == NULL)
+		snprintf(err, errlen, "kernel '%s', %s: %s", c->kernel->path,
+		    c->fstype, msg);
+	while (i > 0)
+		free(mod[--i]);
+	free(mod);
 	return s;
+}
+
+int
+vm_cell_check(const struct vm_cell_conf *c, char *err, size_t errlen)
+{
+	struct vm_modset set;
+	char *s;
+
+	if (modules(c, &set, err, errlen) == -1)
+		return -1;
+	s = conftext(c, &set, err, errlen);
+	vm_modules_free(&set);
+	free(s);
+	return s != NULL ? 0 : -1;
 }
 
 static int
@@ -113,22 +168,13 @@ int
 vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	const char *names[16];
-	const char *tmp = getenv("TMPDIR");
 	char p[PATH_MAX], msg[1024], *conf;
-	size_t n = vm_modules_needed(c->fstype, names, 16);
 	int r;
 
-	if (c->nfs_server != NULL)
-		n += vm_nfs_modules(c->nfs_server, names + n, 16 - n);
-
-	if (vm_modules_resolve(
-	        c->kernel, names, n, &cell->mods, msg, sizeof(msg)) == -1) {
-		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
+	if (modules(c, &cell->mods, err, errlen) == -1)
 		return -1;
-	}
 	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	    vm_tmpdir());
 	if (mkdtemp(cell->dir) == NULL) {
 		snprintf(err, errlen, "cannot make a directory '%s': %s",
 		    cell->dir, strerror(errno));
@@ -145,7 +191,7 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		return -1;
 	if (c->nfs_server != NULL && vm_nfs_prepare(cell, err, errlen) == -1)
 		return -1;
-	if ((conf = conftext(cell, err, errlen)) == NULL)
+	if ((conf = conftext(c, &cell->mods, err, errlen)) == NULL)
 		return -1;
 	path(cell, "initramfs.cpio.gz", p, sizeof(p));
 	r = vm_initramfs_write(p, &cell->mods, conf, msg, sizeof(msg));
@@ -252,6 +298,16 @@ kvm_silent(const struct vm_cell *cell, int64_t now)
 	return stat(p, &st) == 0 && st.st_size == 0;
 }
 
+/* The init is up: it has written its first file on the share. */
+static int
+booted(const struct vm_cell *cell)
+{
+	char p[PATH_MAX];
+
+	path(cell, "out/release", p, sizeof(p));
+	return exists(p);
+}
+
 /* The guest died of KVM: a fresh image and out directory, then TCG. */
 static enum vm_state
 fallback(struct vm_cell *cell, char *err, size_t errlen)
@@ -321,11 +377,22 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		    "qemu.log", err, errlen);
 	}
 	if (!vm_guest_exited(&cell->guest)) {
-		if (now - cell->guest.start_ns <= c->timeout_ns)
+		int64_t boot = c->boot_timeout_ns > 0 ? c->boot_timeout_ns
+		    : strcmp(cell->accel, "kvm") == 0 ? BOOT_KVM_NS
+		                                      : BOOT_TCG_NS;
+
+		if (now - cell->guest.start_ns > c->timeout_ns)
+			snprintf(what, sizeof(what),
+			    "the guest did not finish within %.0f s "
+			    "(--timeout)",
+			    (double)c->timeout_ns / 1e9);
+		else if (now - cell->guest.start_ns > boot && !booted(cell))
+			snprintf(what, sizeof(what),
+			    "the guest did not boot within %.0f s "
+			    "(--boot-timeout): its init never came up",
+			    (double)boot / 1e9);
+		else
 			return VM_RUNNING;
-		snprintf(what, sizeof(what),
-		    "the guest did not finish within %.0f s (--timeout)",
-		    (double)c->timeout_ns / 1e9);
 		return failed(cell, what, "console.log", err, errlen);
 	}
 	path(cell, "out/status", p, sizeof(p));
@@ -358,8 +425,19 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		return failed(cell, what, "console.log", err, errlen);
 	}
 	if (strcmp(st, "exit 0") != 0) {
-		snprintf(
-		    what, sizeof(what), "the job in the guest failed (%s)", st);
+		/* ENOSPC on the cell's own disk (ganesha's is the host's). */
+		path(cell, "out/job.log", p, sizeof(p));
+		if ((c->nfs_server == NULL ||
+		        strcmp(c->nfs_server, "ganesha") != 0) &&
+		    logline(p, "No space left on device", NULL, 0))
+			snprintf(what, sizeof(what),
+			    "guest disk full: the job filled the %s disk of "
+			    "%llu MiB (--size) and failed (%s)",
+			    strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype,
+			    (unsigned long long)(c->size_bytes >> 20), st);
+		else
+			snprintf(what, sizeof(what),
+			    "the job in the guest failed (%s)", st);
 		return failed(cell, what, "out/job.log", err, errlen);
 	}
 	return cell->state = VM_DONE;

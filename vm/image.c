@@ -3,7 +3,8 @@
  * filesystem made by the host's mkfs.TYPE on the file itself (no loop
  * device, no root needed). ext4's inode tables and journal are written at
  * once, so that no lazy initialisation in the guest adds writes of its own
- * to what the job measures.
+ * to what the job measures. Before that, whether an archive's files can
+ * fit the image at all.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
 
 #include "vm.h"
 
@@ -132,4 +136,114 @@ vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
 	return runmkfs(argv, logpath, err, errlen);
+}
+
+/*
+ * What the archive's files take on a filesystem: each file's data in whole
+ * 4 KiB blocks, and a block more for every entry (its inode, its name in a
+ * directory, an extent or a symlink's target). The filesystem's own
+ * metadata is left out here and taken from the image's size instead: a
+ * tenth of it (ext4's inode tables are about 1.6% and its journal up to
+ * about 3%, xfs's log and allocation groups about 2%, btrfs keeps its
+ * metadata twice); the 5% ext4 reserves is the root's, and the job runs as
+ * root.
+ */
+#define FIT_BLOCK 4096ULL
+
+int
+vm_image_fits(
+    const char *archive, uint64_t size_bytes, char *err, size_t errlen)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	uint64_t need = 0, data = 0, room = size_bytes - size_bytes / 10;
+	size_t n = 0;
+	int r;
+
+	if (a == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, archive, 1 << 16) != ARCHIVE_OK) {
+		snprintf(err, errlen, "cannot open archive '%s': %s", archive,
+		    archive_error_string(a));
+		archive_read_free(a);
+		return -1;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	    r == ARCHIVE_WARN) {
+		uint64_t s =
+		    archive_entry_size_is_set(e) && archive_entry_size(e) > 0
+		    ? (uint64_t)archive_entry_size(e)
+		    : 0;
+
+		data += s;
+		need += (s + FIT_BLOCK - 1) / FIT_BLOCK * FIT_BLOCK + FIT_BLOCK;
+		n++;
+	}
+	if (r != ARCHIVE_EOF) {
+		snprintf(err, errlen, "archive '%s': %s", archive,
+		    archive_error_string(a));
+		archive_read_free(a);
+		return -1;
+	}
+	archive_read_free(a);
+	if (need > room) {
+		snprintf(err, errlen,
+		    "archive '%s' does not fit a %llu MiB disk: its %zu "
+		    "entries hold %llu MiB of data and take about %llu MiB "
+		    "with their blocks and inodes, and the filesystem keeps a "
+		    "tenth for itself; give --size %lluM or more",
+		    archive, (unsigned long long)(size_bytes >> 20), n,
+		    (unsigned long long)(data >> 20),
+		    (unsigned long long)(need >> 20),
+		    (unsigned long long)((need / 9 * 10 >> 20) + 1));
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+vm_tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
+}
+
+/*
+ * QEMU opens the disk with cache=none, that is O_DIRECT, so that the
+ * host's page cache neither absorbs the guest's writes and flushes nor
+ * makes their pace depend on the host's memory. A directory whose
+ * filesystem refuses O_DIRECT (ramfs, tmpfs before Linux 6.6) would fail
+ * only once QEMU starts: found here, before any boot.
+ */
+int
+vm_image_direct_check(const char *dir, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	int fd, d, e;
+
+	snprintf(p, sizeof(p), "%s/ubcreplay-direct.XXXXXX", dir);
+	if ((fd = mkstemp(p)) == -1) {
+		snprintf(err, errlen, "cannot make a file in '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	d = open(p, O_RDWR | O_DIRECT | O_CLOEXEC);
+	e = errno;
+	unlink(p);
+	close(fd);
+	if (d != -1) {
+		close(d);
+		return 0;
+	}
+	snprintf(err, errlen,
+	    "the temporary directory '%s' cannot hold the guest's disk: its "
+	    "filesystem refuses O_DIRECT (%s), which QEMU's cache=none needs; "
+	    "set TMPDIR to a directory on a disk filesystem",
+	    dir, strerror(e));
+	return -1;
 }

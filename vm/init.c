@@ -1,19 +1,12 @@
 /*
  * init.c - the guest's init: a small static program of the project's own,
  * packed as /init into the initramfs that vm/initramfs.c writes. It reads
- * /vm.conf, which the host wrote (docs/design.md, "vm/"):
- *
- *	module /modules/00-virtio_pci.ko	loaded in this order
- *	fstype ext4				the disk's filesystem, or none
- *	mountopts noatime			as mount(8) takes them
- *	exe /work/ubcreplay			the host's binary, run chrooted
- *	setup /run/ubcvm/out/nfs-setup.sh	a script run chrooted before it
- *	arg ...					its arguments, one a line
- *
- * mounts what the job needs inside the host's root (shared read-only over
- * 9p), runs the job there with its output on a second, writable 9p share,
- * writes the job's status and the kernel's release next to it, and powers
- * the guest off. Any failure is printed on the console (the host shows its
+ * /vm.conf, which the host wrote (its format and limits: vm/vmconf.h, whose
+ * parser, vm/vmconf.c, is linked in), loads the modules it names, mounts
+ * what the job needs inside the host's root (shared read-only over 9p),
+ * runs the job there with its output on a second, writable 9p share, writes
+ * the job's status and the kernel's release next to it, and powers the
+ * guest off. Any failure is printed on the console (the host shows its
  * last lines) and ends in a power-off too, so the host never waits for a
  * guest that has nothing left to do.
  */
@@ -32,20 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ROOT   "/root"
-#define WORK   "/run/ubcvm"
-#define MAXARG 256
+#include "vmconf.h"
 
-struct conf {
-	char fstype[64];
-	char mountopts[512];
-	char exe[4096];
-	char setup[4096];
-	int nmod;
-	char *mod[128];
-	int narg;
-	char *arg[MAXARG];
-};
+#define ROOT "/root"
+#define WORK "/run/ubcvm"
 
 /* The status file: the host reads it back and names the failing step. */
 static void
@@ -109,51 +92,43 @@ domount(const char *src, const char *dir, const char *type, unsigned long flags,
 		    strerror(errno));
 }
 
-static char *
-xstrdup(const char *s)
+/*
+ * /vm.conf, whole: a file larger than its limits allow, or a line the
+ * parser refuses, stops the guest here with the line named, rather than
+ * run a job with anything dropped or cut.
+ */
+static void
+readconf(struct vmconf *c)
 {
-	char *p = strdup(s);
+	enum {
+		MAX =
+		    VMCONF_LINE_MAX * (VMCONF_MODULES_MAX + VMCONF_ARGS_MAX + 8)
+	};
+	char *text = malloc(MAX + 1), err[512];
+	size_t len = 0;
+	ssize_t n = 1;
+	int fd = open("/vm.conf", O_RDONLY | O_CLOEXEC);
 
-	if (p == NULL)
+	if (fd == -1)
+		die("cannot open /vm.conf: %s", strerror(errno));
+	if (text == NULL)
 		die("out of memory");
-	return p;
+	while (len <= MAX && (n = read(fd, text + len, MAX + 1 - len)) > 0)
+		len += (size_t)n;
+	if (n == -1)
+		die("cannot read /vm.conf: %s", strerror(errno));
+	close(fd);
+	if (len > MAX)
+		die("/vm.conf is larger than %d bytes", MAX);
+	if (vmconf_parse(text, len, c, err, sizeof(err)) == -1)
+		die("/vm.conf: %s", err);
+	free(text);
 }
 
 static void
-readconf(FILE *f, struct conf *c)
+loadmodules(const struct vmconf *c)
 {
-	char line[4096];
-
-	memset(c, 0, sizeof(*c));
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *v = strchr(line, ' ');
-
-		line[strcspn(line, "\n")] = '\0';
-		if (v == NULL)
-			continue;
-		*v++ = '\0';
-		if (strcmp(line, "module") == 0 && c->nmod < 128)
-			c->mod[c->nmod++] = xstrdup(v);
-		else if (strcmp(line, "fstype") == 0)
-			snprintf(c->fstype, sizeof(c->fstype), "%s", v);
-		else if (strcmp(line, "mountopts") == 0)
-			snprintf(c->mountopts, sizeof(c->mountopts), "%s", v);
-		else if (strcmp(line, "exe") == 0)
-			snprintf(c->exe, sizeof(c->exe), "%s", v);
-		else if (strcmp(line, "setup") == 0)
-			snprintf(c->setup, sizeof(c->setup), "%s", v);
-		else if (strcmp(line, "arg") == 0 && c->narg < MAXARG - 2)
-			c->arg[c->narg++] = xstrdup(v);
-	}
-	fclose(f);
-	if (c->exe[0] == '\0')
-		die("/vm.conf names no program to run");
-}
-
-static void
-loadmodules(const struct conf *c)
-{
-	for (int i = 0; i < c->nmod; i++) {
+	for (size_t i = 0; i < c->nmod; i++) {
 		int fd = open(c->mod[i], O_RDONLY | O_CLOEXEC);
 
 		if (fd == -1)
@@ -190,7 +165,7 @@ splitopts(const char *opts, char *data, size_t len)
 	    {"async", 0, MS_SYNCHRONOUS},
 	    {"defaults", 0, 0},
 	};
-	char buf[512], *save = NULL;
+	char buf[VMCONF_LINE_MAX], *save = NULL;
 	unsigned long flags = 0;
 
 	data[0] = '\0';
@@ -275,10 +250,9 @@ runsetup(const char *script)
 int
 main(void)
 {
-	struct conf c;
+	struct vmconf c;
 	struct utsname u;
-	FILE *conf;
-	char data[512], rel[512];
+	char data[VMCONF_LINE_MAX], rel[512];
 	unsigned long flags;
 	pid_t pid;
 	int st;
@@ -290,9 +264,7 @@ main(void)
 	domount("proc", "/proc", "proc", 0, NULL);
 	domount("sysfs", "/sys", "sysfs", 0, NULL);
 	domount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-	if ((conf = fopen("/vm.conf", "r")) == NULL)
-		die("cannot open /vm.conf: %s", strerror(errno));
-	readconf(conf, &c);
+	readconf(&c);
 	step("loading modules");
 	loadmodules(&c);
 	step("mounting the host's root");
@@ -319,7 +291,7 @@ main(void)
 		    data[0] != '\0' ? data : NULL);
 	}
 
-	if (c.setup[0] != '\0') {
+	if (c.setup != NULL && c.setup[0] != '\0') {
 		step("running the set-up script");
 		runsetup(c.setup);
 	}
@@ -330,7 +302,7 @@ main(void)
 	if ((pid = fork()) == -1)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		char *argv[MAXARG + 1];
+		const char *argv[VMCONF_ARGS_MAX + 2];
 
 		if (chroot(ROOT) == -1 || chdir("/") == -1) {
 			fprintf(stderr,
@@ -340,10 +312,10 @@ main(void)
 		}
 		output_to(WORK "/out/job.log");
 		argv[0] = c.exe;
-		for (int i = 0; i < c.narg; i++)
+		for (size_t i = 0; i < c.narg; i++)
 			argv[i + 1] = c.arg[i];
 		argv[c.narg + 1] = NULL;
-		execv(c.exe, argv);
+		execv(c.exe, (char *const *)argv);
 		fprintf(stderr, "cannot run %s: %s\n", c.exe, strerror(errno));
 		_exit(127);
 	}

@@ -124,36 +124,41 @@ putinit(struct archive *a, char *err, size_t errlen)
 	return r;
 }
 
+char *
+vm_initramfs_modname(const struct vm_modset *mods, size_t i)
+{
+	const char *base = strrchr(mods->path[i], '/');
+	char name[128];
+
+	base = base != NULL ? base + 1 : mods->path[i];
+	snprintf(name, sizeof(name), "/modules/%02zu-%.*s.ko", i,
+	    (int)strcspn(base, "."), base);
+	return strdup(name);
+}
+
 static int
-putmodules(struct archive *a, const struct vm_modset *mods, char **conf,
-    size_t *conflen, char *err, size_t errlen)
+putmodules(
+    struct archive *a, const struct vm_modset *mods, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < mods->n; i++) {
-		const char *base = strrchr(mods->path[i], '/');
-		char name[128], line[192];
+		char *name = vm_initramfs_modname(mods, i);
 		unsigned char *data;
 		size_t len;
 		int r;
 
-		base = base != NULL ? base + 1 : mods->path[i];
-		snprintf(name, sizeof(name), "modules/%02zu-%.*s.ko", i,
-		    (int)strcspn(base, "."), base);
-		if (readall(mods->path[i], &data, &len, err, errlen) == -1)
-			return -1;
-		r = put(a, name, S_IFREG | 0644, 0, data, len, err, errlen);
-		free(data);
-		if (r == -1)
-			return -1;
-		snprintf(line, sizeof(line), "module /%s\n", name);
-		char *p = realloc(*conf, *conflen + strlen(line) + 1);
-
-		if (p == NULL) {
+		if (name == NULL) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		*conf = p;
-		memcpy(p + *conflen, line, strlen(line) + 1);
-		*conflen += strlen(line);
+		if (readall(mods->path[i], &data, &len, err, errlen) == -1) {
+			free(name);
+			return -1;
+		}
+		r = put(a, name + 1, S_IFREG | 0644, 0, data, len, err, errlen);
+		free(data);
+		free(name);
+		if (r == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -165,8 +170,6 @@ vm_initramfs_write(const char *path, const struct vm_modset *mods,
 	static const char *const dirs[] = {
 	    "dev", "proc", "sys", "root", "modules"};
 	struct archive *a = archive_write_new();
-	char *all = NULL;
-	size_t alllen = 0;
 	int r = -1;
 
 	if (a == NULL) {
@@ -189,22 +192,9 @@ vm_initramfs_write(const char *path, const struct vm_modset *mods,
 	if (put(a, "dev/console", S_IFCHR | 0600, makedev(5, 1), NULL, 0, err,
 	        errlen) == -1 ||
 	    putinit(a, err, errlen) == -1 ||
-	    putmodules(a, mods, &all, &alllen, err, errlen) == -1)
-		goto out;
-	{
-		size_t len = strlen(conf);
-		char *p = realloc(all, alllen + len + 1);
-
-		if (p == NULL) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-		all = p;
-		memcpy(all + alllen, conf, len + 1);
-		alllen += len;
-	}
-	if (put(a, "vm.conf", S_IFREG | 0644, 0, all, alllen, err, errlen) ==
-	    -1)
+	    putmodules(a, mods, err, errlen) == -1 ||
+	    put(a, "vm.conf", S_IFREG | 0644, 0, conf, strlen(conf), err,
+	        errlen) == -1)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		snprintf(err, errlen, "cannot write the initramfs '%s': %s",
@@ -214,6 +204,5 @@ vm_initramfs_write(const char *path, const struct vm_modset *mods,
 	r = 0;
 out:
 	archive_write_free(a);
-	free(all);
 	return r;
 }

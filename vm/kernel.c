@@ -29,40 +29,92 @@ isdir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int
-readversion(struct vm_kernel *k, int fd, char *err, size_t errlen)
+/* Little-endian fields of the setup header, which lies inside head. */
+static unsigned
+le16(const unsigned char *p)
 {
-	unsigned char hdr[0x210];
-	unsigned off;
-	ssize_t n;
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
 
-	n = pread(fd, hdr, sizeof(hdr), 0);
-	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4) != 0) {
-		snprintf(err, errlen,
-		    "'%s' is not a kernel image (no x86 boot header)", k->path);
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+/*
+ * A release is a file name here (the result's, the modules' directory):
+ * the characters kernel releases use, nothing that walks or breaks a path.
+ */
+static int
+isrelease(const char *s)
+{
+	if (s[0] == '\0' || s[0] == '.')
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		        (*s >= '0' && *s <= '9') ||
+		        strchr(".-_+~", *s) != NULL))
+			return 0;
+	return 1;
+}
+
+int
+vm_kernel_parse(const unsigned char *head, size_t len, uint64_t filesize,
+    struct vm_bzimage *b, char *err, size_t errlen)
+{
+	size_t at, n;
+	uint64_t setup;
+
+	memset(b, 0, sizeof(*b));
+	if (len < 0x210 || memcmp(head + 0x202, "HdrS", 4) != 0) {
+		snprintf(
+		    err, errlen, "is not a kernel image (no x86 boot header)");
 		return -1;
 	}
-	off = (unsigned)hdr[0x20e] | (unsigned)hdr[0x20f] << 8;
-	if (off == 0) {
-		snprintf(err, errlen, "'%s': the kernel image has no version",
-		    k->path);
+	if (le16(head + 0x20e) == 0) {
+		snprintf(err, errlen, "has no version string");
 		return -1;
 	}
-	n = pread(fd, k->version, sizeof(k->version) - 1, (off_t)off + 0x200);
-	if (n <= 0) {
-		snprintf(err, errlen,
-		    "'%s': the kernel's version string is past its end",
-		    k->path);
+	/* kernel_version: the string's offset less 0x200, in the first 64 KiB.
+	 */
+	at = (size_t)le16(head + 0x20e) + 0x200;
+	if (at >= len) {
+		snprintf(err, errlen, "has its version string past its end");
 		return -1;
 	}
-	k->version[n] = '\0';
-	k->version[strcspn(k->version, "\n")] = '\0';
-	snprintf(k->release, sizeof(k->release), "%.*s",
-	    (int)strcspn(k->version, " "), k->version);
-	if (k->release[0] == '\0' || strchr(k->release, '/') != NULL) {
-		snprintf(err, errlen,
-		    "'%s': the kernel's version string is not one", k->path);
+	n = strnlen((const char *)head + at, len - at);
+	if (n > sizeof(b->version) - 1)
+		n = sizeof(b->version) - 1;
+	memcpy(b->version, head + at, n);
+	b->version[n] = '\0';
+	b->version[strcspn(b->version, "\n")] = '\0';
+	snprintf(b->release, sizeof(b->release), "%.*s",
+	    (int)strcspn(b->version, " "), b->version);
+	if (!isrelease(b->release)) {
+		snprintf(err, errlen, "has a version string that is not one");
 		return -1;
+	}
+	/*
+	 * The compressed kernel (boot protocol 2.08 and later): payload_length
+	 * bytes at payload_offset past the setup code, setup_sects sectors
+	 * of 512 bytes (0 meaning 4) after the boot sector. Wholly inside the
+	 * file, else there is none to unpack.
+	 */
+	if (len < 0x250 || le16(head + 0x206) < 0x208) {
+		snprintf(b->nopayload, sizeof(b->nopayload),
+		    "boot protocol before 2.08: no payload fields");
+		return 0;
+	}
+	setup = ((uint64_t)(head[0x1f1] != 0 ? head[0x1f1] : 4) + 1) * 512;
+	b->payload_off = setup + le32(head + 0x248);
+	b->payload_len = le32(head + 0x24c);
+	if (b->payload_len < 8 || b->payload_off > filesize ||
+	    b->payload_len > filesize - b->payload_off) {
+		snprintf(b->nopayload, sizeof(b->nopayload),
+		    "the payload fields point past the file's end");
+		b->payload_off = b->payload_len = 0;
 	}
 	return 0;
 }
@@ -71,20 +123,31 @@ int
 vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
     char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
-	int fd, r;
+	unsigned char head[VM_KERNEL_HEAD];
+	char dir[PATH_MAX], msg[256];
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	memset(k, 0, sizeof(*k));
 	snprintf(k->path, sizeof(k->path), "%s", path);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1 ||
+	    (n = pread(fd, head, sizeof(head), 0)) < 0) {
 		snprintf(err, errlen, "cannot open kernel '%s': %s", path,
 		    strerror(errno));
+		if (fd != -1)
+			close(fd);
 		return -1;
 	}
-	r = readversion(k, fd, err, errlen);
 	close(fd);
-	if (r == -1)
+	if (vm_kernel_parse(head, (size_t)n, (uint64_t)st.st_size, &k->image,
+	        msg, sizeof(msg)) == -1) {
+		snprintf(err, errlen, "'%s' %s", path, msg);
 		return -1;
+	}
+	snprintf(k->version, sizeof(k->version), "%s", k->image.version);
+	snprintf(k->release, sizeof(k->release), "%s", k->image.release);
 	if (modules_dir != NULL) {
 		if (!isdir(modules_dir)) {
 			snprintf(err, errlen,
@@ -103,9 +166,20 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 	return vm_sha256_file(path, k->sha256, err, errlen);
 }
 
-/* The PVH entry note: Xen's ELF note 18 (XEN_ELFNOTE_PHYS32_ENTRY). */
-static int
-haspvh(const unsigned char *elf, size_t len)
+/* 4-byte alignment of an ELF note's name and descriptor, in 64 bits. */
+static uint64_t
+round4(uint32_t n)
+{
+	return ((uint64_t)n + 3) & ~(uint64_t)3;
+}
+
+/*
+ * The PVH entry note: Xen's ELF note 18 (XEN_ELFNOTE_PHYS32_ENTRY). Every
+ * offset and size comes from the image: each is checked against what is
+ * left before it is added, so that nothing wraps.
+ */
+int
+vm_kernel_haspvh(const unsigned char *elf, size_t len)
 {
 	uint64_t phoff;
 	uint16_t phentsize, phnum;
@@ -115,31 +189,34 @@ haspvh(const unsigned char *elf, size_t len)
 	memcpy(&phoff, elf + 32, 8);
 	memcpy(&phentsize, elf + 54, 2);
 	memcpy(&phnum, elf + 56, 2);
+	if (phentsize < 56 || phoff > len ||
+	    (uint64_t)phnum * phentsize > len - phoff)
+		return 0;
 	for (uint16_t i = 0; i < phnum; i++) {
 		const unsigned char *ph = elf + phoff + (uint64_t)i * phentsize;
-		uint64_t off, size;
+		uint64_t off, size, end;
 		uint32_t type;
 
-		if (phoff + ((uint64_t)i + 1) * phentsize > len ||
-		    phentsize < 56)
-			return 0;
 		memcpy(&type, ph, 4);
 		memcpy(&off, ph + 8, 8);
 		memcpy(&size, ph + 32, 8);
 		if (type != 4 || off > len || size > len - off)
 			continue;
-		for (uint64_t p = off; p + 12 <= off + size;) {
+		end = off + size;
+		for (uint64_t p = off; end - p >= 12;) {
 			uint32_t namesz, descsz, ntype;
+			uint64_t step;
 
 			memcpy(&namesz, elf + p, 4);
 			memcpy(&descsz, elf + p + 4, 4);
 			memcpy(&ntype, elf + p + 8, 4);
-			if (namesz == 4 && ntype == 18 &&
-			    p + 16 <= off + size &&
+			if (namesz == 4 && ntype == 18 && end - p >= 16 &&
 			    memcmp(elf + p + 12, "Xen", 4) == 0)
 				return 1;
-			p += 12 + ((namesz + 3ULL) & ~3ULL) +
-			    ((descsz + 3ULL) & ~3ULL);
+			step = 12 + round4(namesz) + round4(descsz);
+			if (step > end - p)
+				break;
+			p += step;
 		}
 	}
 	return 0;
@@ -149,26 +226,22 @@ int
 vm_kernel_unpack(
     const struct vm_kernel *k, const char *out, char *err, size_t errlen)
 {
-	unsigned char hdr[0x250], *payload = NULL, *elf = NULL;
-	uint32_t off, len;
-	size_t have = 0, cap = 0;
+	unsigned char *payload = NULL, *elf = NULL;
+	size_t len = (size_t)k->image.payload_len, have = 0, cap = 0;
 	struct archive *a = NULL;
 	struct archive_entry *e;
 	int fd, r = -1;
 	FILE *f;
 
-	if ((fd = open(k->path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    (hdr[0x206] | hdr[0x207] << 8) < 0x208) {
-		snprintf(err, errlen, "'%s': no payload fields", k->path);
-		goto out;
+	if (len == 0) {
+		snprintf(err, errlen, "'%s': %s", k->path, k->image.nopayload);
+		return -1;
 	}
-	memcpy(&off, hdr + 0x248, 4);
-	memcpy(&len, hdr + 0x24c, 4);
-	off += ((hdr[0x1f1] != 0 ? hdr[0x1f1] : 4) + 1) * 512;
 	/* The payload ends with its uncompressed size, 4 bytes. */
-	if (len < 8 || (payload = malloc(len)) == NULL ||
-	    pread(fd, payload, len, off) != (ssize_t)len) {
+	if ((fd = open(k->path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    (payload = malloc(len)) == NULL ||
+	    pread(fd, payload, len, (off_t)k->image.payload_off) !=
+	        (ssize_t)len) {
 		snprintf(err, errlen, "'%s': cannot read the payload", k->path);
 		goto out;
 	}
@@ -185,10 +258,19 @@ vm_kernel_unpack(
 		la_ssize_t n;
 
 		if (cap - have < 1 << 20) {
-			unsigned char *p = realloc(elf, cap + (16 << 20));
+			unsigned char *p = NULL;
 
-			if (p == NULL)
+			if (cap >= VM_KERNEL_VMLINUX_MAX) {
+				snprintf(err, errlen,
+				    "'%s': the payload unpacks to more than "
+				    "%d MiB",
+				    k->path, VM_KERNEL_VMLINUX_MAX >> 20);
 				goto out;
+			}
+			if ((p = realloc(elf, cap + (16 << 20))) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
 			elf = p;
 			cap += 16 << 20;
 		}
@@ -201,7 +283,7 @@ vm_kernel_unpack(
 			break;
 		have += (size_t)n;
 	}
-	if (!haspvh(elf, have)) {
+	if (!vm_kernel_haspvh(elf, have)) {
 		snprintf(err, errlen, "'%s': no PVH entry", k->path);
 		goto out;
 	}

@@ -35,8 +35,36 @@
 
 #include <jansson.h>
 
-/* kernel.c: a bzImage and where its modules are. */
+/*
+ * kernel.c: a bzImage and where its modules are. What its setup header
+ * says, read from the image's first VM_KERNEL_HEAD bytes (the header and,
+ * within 64 KiB of it, the version string):
+ */
+#define VM_KERNEL_HEAD (0x10200 + 256)
+/* The most an image's payload may unpack to (a vmlinux is ~20-80 MiB). */
+#define VM_KERNEL_VMLINUX_MAX (1 << 30)
+
+struct vm_bzimage {
+	char version[256];    /* the setup header's kernel_version */
+	char release[128];    /* its first word: what uname -r will say */
+	uint64_t payload_off; /* the compressed kernel in the file, */
+	uint64_t payload_len; /* 0 when there is none: */
+	char nopayload[64];   /* why */
+};
+
+/*
+ * Reads the setup header and version string from head (len bytes, the
+ * start of a file of filesize bytes), trusting no offset in it. -1 with
+ * err a phrase to follow the file's name ("is not a kernel image ...")
+ * when it is no x86 bzImage or has no usable release.
+ */
+int vm_kernel_parse(const unsigned char *head, size_t len, uint64_t filesize,
+    struct vm_bzimage *b, char *err, size_t errlen);
+/* Whether the ELF image elf (len bytes) has a PVH entry note. */
+int vm_kernel_haspvh(const unsigned char *elf, size_t len);
+
 struct vm_kernel {
+	struct vm_bzimage image;
 	char path[PATH_MAX];   /* as given */
 	char version[256];     /* the setup header's kernel_version */
 	char release[128];     /* its first word: what uname -r will say */
@@ -86,10 +114,14 @@ size_t vm_modules_needed(const char *fstype, const char **names, size_t max);
 
 /*
  * initramfs.c: a gzip'd cpio newc archive: our init as /init, the modules
- * (decompressed when they are .ko.xz, .ko.zst or .ko.gz) and /vm.conf.
+ * (decompressed when they are .ko.xz, .ko.zst or .ko.gz) and /vm.conf,
+ * whose text conf is (vm/vmconf.h; its module lines name the modules as
+ * vm_initramfs_modname does).
  */
 int vm_initramfs_write(const char *path, const struct vm_modset *mods,
     const char *conf, char *err, size_t errlen);
+/* Module i's path inside the initramfs, malloc'd; NULL: out of memory. */
+char *vm_initramfs_modname(const struct vm_modset *mods, size_t i);
 
 /*
  * image.c: a sparse image file of size_bytes with a filesystem made by
@@ -100,6 +132,20 @@ int vm_initramfs_write(const char *path, const struct vm_modset *mods,
 int vm_image_check(const char *fstype, char *err, size_t errlen);
 int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
     uint64_t size_bytes, const char *logpath, char *err, size_t errlen);
+/*
+ * Whether the files of archive (their sizes as libarchive reads them) fit
+ * a filesystem on an image of size_bytes; -1 with err saying how much it
+ * would take, or why the archive cannot be read.
+ */
+int vm_image_fits(
+    const char *archive, uint64_t size_bytes, char *err, size_t errlen);
+/* Where cells make their temporary directories: TMPDIR, else /tmp. */
+const char *vm_tmpdir(void);
+/*
+ * Whether dir's filesystem takes O_DIRECT, as QEMU opens the disk there
+ * (cache=none); -1 with err naming dir and how to fix it.
+ */
+int vm_image_direct_check(const char *dir, char *err, size_t errlen);
 
 /* qemu.c: QEMU itself. */
 #define VM_QEMU "qemu-system-x86_64"
@@ -158,6 +204,8 @@ struct vm_cell_conf {
 	const char *accel; /* "auto", "kvm" or "tcg" */
 	int cpus, mem_mib;
 	int64_t timeout_ns;
+	/* QEMU's start to the job's, or 0: a bound for the accelerator. */
+	int64_t boot_timeout_ns;
 	const char *exe;  /* the host's ubcreplay */
 	size_t njob;      /* the job's arguments, -o added after the */
 	char *const *job; /* subcommand's name */
@@ -222,6 +270,12 @@ int vm_nfs_start(
 /* Stops the host's server and waits for it; a no-op when none runs. */
 void vm_nfs_stop(struct vm_cell *cell);
 
+/*
+ * Before anything boots: that the cell's modules resolve and that its
+ * /vm.conf can be written whole (no newline in a value, nothing past the
+ * limits the guest holds to); err names what is wrong.
+ */
+int vm_cell_check(const struct vm_cell_conf *c, char *err, size_t errlen);
 void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);
 /* Resolves modules, makes the temporary directory, image and initramfs. */
 int vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen);
@@ -230,7 +284,8 @@ int vm_cell_start(struct vm_cell *cell, char *err, size_t errlen);
 /*
  * VM_RUNNING while the guest runs, VM_DONE when its job finished with a
  * result, VM_FAILED (err says why, with the console's last lines) when it
- * panicked, hung past the timeout, or the job failed.
+ * panicked, did not start its job by the boot deadline, hung past the
+ * timeout, or the job failed.
  */
 enum vm_state vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen);
 /* The job's result with the "vm" object and the label; NULL on error. */
