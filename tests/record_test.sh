@@ -100,6 +100,26 @@ replay_tree_body()
 	true
 }
 
+atf_test_case git_tree
+git_tree_head()
+{
+	atf_set "descr" "git clone's replay (lock files, renames, legacy unlink and symlink calls) leaves the tree git left"
+}
+git_tree_body()
+{
+	require_prog git
+	mkdir -p src d r
+	(cd src && git init -q && for i in 1 2 3 4 5; do seq $((i * 1000)) >f$i; done &&
+	    ln -s f1 link && git add -A && git -c user.name=t -c user.email=t@t commit -qm t) ||
+	    atf_fail "cannot make the repository"
+	"$ubc" record -q -o g.trace -C d -- git clone -q --no-hardlinks "$PWD/src" d/repo ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --keep g.trace r 2>err || atf_fail "replay failed: $(cat err)"
+	(cd d && find . -printf '%p %y %s %l\n' | sort) >want
+	(cd r/ubcreplay-run.* && find . -printf '%p %y %s %l\n' | sort) >got
+	diff want got >&2 || atf_fail "the replay's tree differs from git's"
+}
+
 atf_test_case setup_files
 setup_files_head()
 {
@@ -201,6 +221,7 @@ atf_init_test_cases()
 	atf_add_test_case terminated
 	atf_add_test_case strace_agrees
 	atf_add_test_case replay_tree
+	atf_add_test_case git_tree
 	atf_add_test_case setup_files
 	atf_add_test_case bsdtar_app_layer
 	atf_add_test_case hostile

@@ -851,9 +851,6 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 	case SYS_rename:
 		rename_op(r, t, rv, 0);
 		break;
-	case SYS_link:
-	case SYS_symlink:
-	case SYS_unlink:
 	case SYS_chmod:
 		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_MODE);
 		break;
@@ -861,6 +858,9 @@ on_exit_call(struct rec *r, struct thr *t, int64_t rv)
 	case SYS_lchown:
 		path_op(r, t, WT_SETATTR, rv, 0, WT_ATTR_OWNER);
 		break;
+	case SYS_link:
+	case SYS_symlink:
+	case SYS_unlink:
 	case SYS_mkdir:
 	case SYS_rmdir:
 		/* As their *at forms, below, but for rmdir. */
