@@ -582,14 +582,7 @@ on_entry(struct rec *r, struct thr *t, const struct __ptrace_syscall_info *si)
 		break;
 	case SYS_fchmodat:
 	case SYS_fchownat:
-		dirfd = (int)c->a[0];
-		p1 = c->a[1];
-		break;
-	case SYS_utimensat:
-		/* Without a path it is futimens, on the descriptor. */
-		dirfd = (int)c->a[0];
-		p1 = c->a[1];
-		break;
+	case SYS_utimensat: /* without a path it is futimens: p1 is 0 */
 	case SYS_openat:
 	case SYS_openat2:
 	case SYS_unlinkat:
