@@ -34,11 +34,14 @@ static const char synopsis[] =
     "       ubcreplay vm -k kernel [-k kernel ...] [-t fstype ...]\n"
     "                    [-m mkfs-options] [-O mount-options] [-n runs]\n"
     "                    [-o dir] [-j guests] [--accel auto | kvm | tcg]\n"
-    "                    [--bisect] [--boot-timeout seconds] [--cpus n]\n"
+    "                    [--bisect] [--boot-timeout seconds]\n"
+    "                    [--cell id[,id ...]] [--cpus n]\n"
     "                    [--fail-if metric:change] [--mem mib] [--modules dir]\n"
     "                    [--nfs-export-fs fstype] [--nfs-path path]\n"
-    "                    [--nfs-server knfsd | ganesha] [--size size]\n"
+    "                    [--nfs-server knfsd | ganesha]\n"
+    "                    [--plan[=lines | github | gitlab]] [--size size]\n"
     "                    [--timeout seconds] archive | -- job ...\n"
+    "       ubcreplay vm --merge dir [--fail-if metric:change]\n"
     "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
     "       ubcreplay record -d trace\n";
 

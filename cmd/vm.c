@@ -41,13 +41,16 @@ static const struct option longopts[] = {
     {"accel", required_argument, NULL, 'A'},
     {"bisect", no_argument, NULL, 'B'},
     {"boot-timeout", required_argument, NULL, 'b'},
+    {"cell", required_argument, NULL, 'c'},
     {"cpus", required_argument, NULL, 'C'},
     {"fail-if", required_argument, NULL, 'f'},
     {"mem", required_argument, NULL, 'M'},
+    {"merge", required_argument, NULL, 'G'},
     {"modules", required_argument, NULL, 'D'},
     {"nfs-export-fs", required_argument, NULL, 'E'},
     {"nfs-path", required_argument, NULL, 'P'},
     {"nfs-server", required_argument, NULL, 'S'},
+    {"plan", optional_argument, NULL, 'p'},
     {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
@@ -63,6 +66,10 @@ struct vm_opts {
 	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
 	const char *archive;
 	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
+	const char *plan;  /* --plan's form: "lines", "github", "gitlab" */
+	const char *merge; /* --merge's directory */
+	size_t ncell;      /* --cell: the ids of the cells to run */
+	char *cell[MAX_KERNELS * MAX_FS];
 	int runs, mem, cpus, jobs, bisect;
 	int64_t timeout_ns, boot_timeout_ns;
 	uint64_t size_bytes;
@@ -279,6 +286,32 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			}
 			break;
+		case 'p':
+			o->plan = optarg != NULL ? optarg : "lines";
+			if (strcmp(o->plan, "lines") != 0 &&
+			    strcmp(o->plan, "github") != 0 &&
+			    strcmp(o->plan, "gitlab") != 0) {
+				warnx("--plan '%s' is not lines, github or "
+				      "gitlab",
+				    o->plan);
+				return -1;
+			}
+			break;
+		case 'c':
+			for (char *id = strtok(optarg, ","); id != NULL;
+			     id = strtok(NULL, ",")) {
+				if (o->ncell ==
+				    sizeof(o->cell) / sizeof(o->cell[0])) {
+					warnx("more than %zu cells to --cell",
+					    o->ncell);
+					return -1;
+				}
+				o->cell[o->ncell++] = id;
+			}
+			break;
+		case 'G':
+			o->merge = optarg;
+			break;
 		case 'f':
 			if (cmd_add_gate(
 			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
@@ -291,6 +324,23 @@ parse(int argc, char **argv, struct vm_opts *o)
 			return -1;
 		}
 	}
+	if (o->merge != NULL && (o->plan != NULL || o->ncell > 0)) {
+		warnx("--merge reads the results of a plan's cells: not with "
+		      "--plan or --cell");
+		return -1;
+	}
+	if (o->ncell > 0 && o->bisect) {
+		warnx("--cell runs cells of a plan; --bisect chooses the "
+		      "kernels it boots itself");
+		return -1;
+	}
+	if (o->merge != NULL && o->bisect) {
+		warnx("--merge draws the series of a plan's results; bisect "
+		      "the kernels with --bisect instead");
+		return -1;
+	}
+	if (o->merge != NULL && o->nkernel == 0 && optind == argc)
+		return 0;
 	if (o->nkernel == 0) {
 		warnx("vm needs a kernel (-k)");
 		return -1;
@@ -354,6 +404,8 @@ struct run {
 	size_t ncell;
 	struct vm_cell_conf *conf; /* kernel-major: conf[k * nfstype + f] */
 	json_t **doc;              /* each cell's result, or NULL */
+	char exe_sha256[65], archive_sha256[65];
+	struct vm_plan plan; /* the cells as data, with their ids */
 };
 
 static int
@@ -363,8 +415,10 @@ check(struct run *r)
 	char errbuf[2048];
 	ssize_t n;
 
+	/* Listing the cells, or reading their results, boots nothing. */
 	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
-	    -1) {
+	        -1 &&
+	    o->plan == NULL && o->merge == NULL) {
 		warnx("%s", errbuf);
 		return -1;
 	}
@@ -374,6 +428,11 @@ check(struct run *r)
 		return -1;
 	}
 	r->exe[n] = '\0';
+	if (vm_sha256_file(r->exe, r->exe_sha256, errbuf, sizeof(errbuf)) ==
+	    -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
 	if (o->archive != NULL) {
 		if (realpath(o->archive, r->archive) == NULL ||
 		    access(r->archive, R_OK) == -1) {
@@ -382,6 +441,11 @@ check(struct run *r)
 			return -1;
 		}
 		o->job[0] = r->archive;
+		if (vm_sha256_file(r->archive, r->archive_sha256, errbuf,
+		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
 		/* ganesha's export is a directory on the host, not the disk. */
 		if ((o->nfs_server == NULL ||
 		        strcmp(o->nfs_server, "ganesha") != 0) &&
@@ -391,7 +455,9 @@ check(struct run *r)
 			return -1;
 		}
 	}
-	if (vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
+	/* A plan, or its results, boot nothing here. */
+	if (o->plan == NULL && o->merge == NULL &&
+	    vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
 		return -1;
 	}
@@ -511,7 +577,8 @@ run_cells(struct run *r, const size_t *idx, size_t n, int jobs)
 				fprintf(stderr,
 				    "ubcreplay vm: %s %s: done under %s in "
 				    "%.1f s (%.1f s to the job)\n",
-				    cf->kernel->release, fsname(cf), c->accel,
+				    vm_kernel_name(cf->kernel), fsname(cf),
+				    c->accel,
 				    (double)(vm_now_ns() - c->guest.start_ns) /
 				        1e9,
 				    (double)c->boot_ns / 1e9);
@@ -556,11 +623,24 @@ outdir(struct run *r, char *dir, size_t len)
 	return 0;
 }
 
-/* Writes each result as DIR/RELEASE-FS.json; names[i] gets the path. */
+/*
+ * A kernel's name as a file name's start: "6.1.192", or for a tree
+ * "6.1.192-base@1a2b3c4".
+ */
+static void
+stem(const struct vm_kernel *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", vm_kernel_name(k));
+	for (char *p = buf; *p != '\0'; p++)
+		if (*p == ' ' || *p == '/')
+			*p = '-';
+}
+
+/* Writes each result as DIR/KERNEL-FS.json; names[i] gets the path. */
 static int
 write_results(struct run *r, char names[][PATH_MAX])
 {
-	char dir[PATH_MAX / 2], errbuf[1024];
+	char dir[PATH_MAX / 2], errbuf[1024], kname[PATH_MAX / 4];
 	int any = 0;
 
 	for (size_t i = 0; i < r->ncell; i++)
@@ -573,16 +653,24 @@ write_results(struct run *r, char names[][PATH_MAX])
 		const struct vm_cell_conf *c = &r->conf[i];
 		int dup = 0;
 
+		/*
+		 * Named as in a run of the whole plan, whichever of its cells
+		 * ran here (--cell), so that a scheduler's results merge.
+		 */
+		for (size_t j = 0; j < i; j++)
+			dup |= strcmp(vm_kernel_name(r->conf[j].kernel),
+			           vm_kernel_name(c->kernel)) == 0 &&
+			    strcmp(fsname(&r->conf[j]), fsname(c)) == 0;
 		if (r->doc[i] == NULL)
 			continue;
-		snprintf(names[i], PATH_MAX, "%s/%s-%s.json", dir,
-		    c->kernel->release, fsname(c));
-		for (size_t j = 0; j < i; j++)
-			dup |= r->doc[j] != NULL &&
-			    strcmp(names[j], names[i]) == 0;
+		stem(c->kernel, kname, sizeof(kname));
+		snprintf(
+		    names[i], PATH_MAX, "%s/%s-%s.json", dir, kname, fsname(c));
 		if (dup)
 			snprintf(names[i], PATH_MAX, "%s/%s-%s-%zu.json", dir,
-			    c->kernel->release, fsname(c), i + 1);
+			    kname, fsname(c), i + 1);
+		json_object_set_new(json_object_get(r->doc[i], "vm"), "plan",
+		    vm_plan_stamp(&r->plan, i));
 		if (result_write(r->doc[i], names[i], errbuf, sizeof(errbuf)) ==
 		    -1) {
 			warnx("%s", errbuf);
@@ -719,10 +807,11 @@ bisect(struct run *r)
 		return EXIT_USAGE;
 	printf(
 	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
-	printf("  first: %-32s good (the baseline)\n", r->k[0].release);
+	printf(
+	    "  first: %-32s good (the baseline)\n", vm_kernel_name(&r->k[0]));
 	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
 		return EXIT_USAGE;
-	printf("  last:  %-32s %s (%s %+.1f%%)\n", r->k[hi].release,
+	printf("  last:  %-32s %s (%s %+.1f%%)\n", vm_kernel_name(&r->k[hi]),
 	    v ? "bad" : "good", metric, change);
 	if (v == EXIT_SUCCESS) {
 		warnx("the last kernel, %s, does not cross the gate against "
@@ -736,7 +825,8 @@ bisect(struct run *r)
 		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
 			return EXIT_USAGE;
 		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
-		    r->k[mid].release, v ? "bad" : "good", metric, change);
+		    vm_kernel_name(&r->k[mid]), v ? "bad" : "good", metric,
+		    change);
 		if (v)
 			hi = mid;
 		else
@@ -744,9 +834,200 @@ bisect(struct run *r)
 	}
 	printf("first bad kernel: %s (%s), after %s; %zu boots for %zu "
 	       "kernels\n",
-	    r->k[hi].release, r->k[hi].path, r->k[lo].release, boots(r),
-	    r->ncell);
+	    vm_kernel_name(&r->k[hi]), r->k[hi].path, vm_kernel_name(&r->k[lo]),
+	    boots(r), r->ncell);
 	return EXIT_SUCCESS;
+}
+
+static int
+make_plan(struct run *r)
+{
+	struct vm_plan_inputs in = {r->exe, r->exe_sha256,
+	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
+	char errbuf[512];
+
+	if (vm_plan_make(&r->plan, r->conf, r->ncell, &in, errbuf,
+	        sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+/* One shell word, single-quoted. */
+static void
+shell_word(FILE *f, const char *w)
+{
+	fputs(" '", f);
+	for (; *w != '\0'; w++)
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*w, f);
+	fputc('\'', f);
+}
+
+/*
+ * The arguments of this invocation, a shell word each, for the jobs a CI
+ * plan runs: --plan and -o left out (the jobs give their own), or only the
+ * gates for the merge job. After --, the job's own words go as they are.
+ */
+static void
+shell_args(FILE *f, int argc, char **argv, int gates_only)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int gate = strcmp(a, "--fail-if") == 0 ||
+		    strncmp(a, "--fail-if=", 10) == 0;
+		int drop = strncmp(a, "--plan", 6) == 0 || strncmp(a, "-o", 2) == 0;
+		int takes = (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0) &&
+		    i + 1 < argc;
+
+		if (strcmp(a, "--") == 0) {
+			for (; !gates_only && i < argc; i++)
+				shell_word(f, argv[i]);
+			return;
+		}
+		if (gates_only ? gate : !drop) {
+			shell_word(f, a);
+			if (takes)
+				shell_word(f, argv[i + 1]);
+		}
+		i += takes;
+	}
+}
+
+/*
+ * --plan: the cells, one JSON object a line; or a GitHub Actions matrix
+ * (fromJSON of an "include" list); or a GitLab child pipeline, a job per
+ * cell and a merge job with the gates.
+ */
+static void
+print_plan(struct run *r, int argc, char **argv)
+{
+	const char *form = r->o->plan;
+	json_t *c;
+	size_t i;
+
+	if (strcmp(form, "lines") == 0) {
+		json_array_foreach(r->plan.cells, i, c)
+		{
+			json_object_set_new(c, "plan", json_string(r->plan.id));
+			json_dumpf(c, stdout, JSON_COMPACT);
+			putchar('\n');
+		}
+	} else if (strcmp(form, "github") == 0) {
+		json_t *inc = json_array();
+
+		json_array_foreach(r->plan.cells, i, c)
+		    json_array_append_new(inc,
+		        json_pack("{s:O, s:O}", "cell", json_object_get(c, "id"),
+		            "label", json_object_get(c, "label")));
+		json_t *m = json_pack("{s:o}", "include", inc);
+
+		json_dumpf(m, stdout, JSON_COMPACT);
+		json_decref(m);
+		putchar('\n');
+	} else {
+		printf("# The cells of plan %s, made by ubcreplay vm "
+		       "--plan=gitlab:\n# a job per cell, then the series "
+		       "and the gates.\n",
+		    r->plan.id);
+		printf("stages: [cells, merge]\ncell:\n  stage: cells\n"
+		       "  parallel:\n    matrix:\n      - UBC_CELL:\n");
+		json_array_foreach(r->plan.cells, i, c)
+		    printf("          - \"%s\"  # %s\n",
+		        json_string_value(json_object_get(c, "id")),
+		        json_string_value(json_object_get(c, "label")));
+		printf("  script:\n    - >-\n      ubcreplay vm --cell "
+		       "\"$UBC_CELL\" -o results");
+		shell_args(stdout, argc, argv, 0);
+		printf("\n"
+		       "  artifacts:\n    paths: [results/]\n"
+		       "merge:\n  stage: merge\n  script:\n    - >-\n"
+		       "      ubcreplay vm --merge results");
+		shell_args(stdout, argc, argv, 1);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/*
+ * --cell: the plan's cells named, in idx; an id that is not one of this
+ * node's cells is an error naming what this node has, by digest, since a
+ * kernel, archive or ubcreplay that differs from the planning node's
+ * changes every id it is part of.
+ */
+static int
+select_cells(struct run *r, size_t *idx, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < r->o->ncell; i++) {
+		long k = vm_plan_find(&r->plan, r->o->cell[i]);
+
+		if (k >= 0) {
+			idx[(*n)++] = (size_t)k;
+			continue;
+		}
+		warnx("cell '%s' is not a cell of this plan (%s) on this "
+		      "node; an id names the kernel, the archive and "
+		      "ubcreplay by digest, so a copy here that differs from "
+		      "the planning node's makes other ids. Here:",
+		    r->o->cell[i], r->plan.id);
+		fprintf(stderr, "  ubcreplay %s sha256 %s\n", r->exe,
+		    r->exe_sha256);
+		if (r->o->archive != NULL)
+			fprintf(stderr, "  archive %s sha256 %s\n", r->archive,
+			    r->archive_sha256);
+		for (size_t c = 0; c < r->ncell; c++)
+			fprintf(stderr, "  cell %s: %s (kernel %s sha256 %s)\n",
+			    vm_plan_cell_id(&r->plan, c),
+			    json_string_value(json_object_get(
+			        json_array_get(r->plan.cells, c), "label")),
+			    r->conf[c].kernel->path, r->conf[c].kernel->sha256);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --merge DIR: the series and the gates over a directory of one plan's
+ * results, however its cells were run; the plan these arguments make,
+ * when they name kernels, must be that plan.
+ */
+static int
+merge(struct run *r)
+{
+	char errbuf[4096], **files;
+	char(*names)[PATH_MAX];
+	json_t **docs;
+	size_t n;
+	int rc;
+
+	if (vm_plan_load(r->o->merge, r->o->nkernel > 0 ? r->plan.id : NULL,
+	        &docs, &files, &n, errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return EXIT_USAGE;
+	}
+	if ((names = calloc(n, sizeof(*names))) == NULL) {
+		warnx("out of memory");
+		rc = EXIT_USAGE;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			snprintf(names[i], PATH_MAX, "%s", files[i]);
+		rc = n >= 2 ? series(docs, names, n, r->o, 1, NULL)
+			    : (report_text(docs[0], stdout, 0), EXIT_SUCCESS);
+		if (n < 2 && r->o->ngate > 0) {
+			warnx("--fail-if needs two results or more to compare");
+			rc = EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(names);
+	vm_plan_names_free(files, n);
+	return rc;
 }
 
 int
@@ -765,6 +1046,8 @@ cmd_vm(int argc, char **argv)
 	}
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
+	if (o.merge != NULL && o.nkernel == 0)
+		return merge(&r);
 	r.k = calloc(o.nkernel, sizeof(*r.k));
 	r.conf = calloc(o.nkernel * o.nfstype, sizeof(*r.conf));
 	r.doc = calloc(o.nkernel * o.nfstype, sizeof(*r.doc));
@@ -785,6 +1068,16 @@ cmd_vm(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+	if (make_plan(&r) == -1) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (o.plan != NULL || o.merge != NULL) {
+		if (o.plan != NULL)
+			print_plan(&r, argc, argv);
+		rc = o.plan != NULL ? EXIT_SUCCESS : merge(&r);
+		goto out;
+	}
 	replay_catch_signals();
 	if (o.bisect) {
 		rc = bisect(&r);
@@ -797,9 +1090,16 @@ cmd_vm(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
+		size_t nrun = r.ncell;
+
 		for (size_t i = 0; i < r.ncell; i++)
 			idx[i] = i;
-		failed = run_cells(&r, idx, r.ncell, o.jobs) == -1;
+		if (o.ncell > 0 && select_cells(&r, idx, &nrun) == -1) {
+			free(idx);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		failed = run_cells(&r, idx, nrun, o.jobs) == -1;
 		free(idx);
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
@@ -816,7 +1116,8 @@ cmd_vm(int argc, char **argv)
 	}
 	if (write_results(&r, names) == -1)
 		rc = EXIT_USAGE;
-	if (o.bisect)
+	/* A plan's cells run apart are judged together by --merge. */
+	if (o.bisect || o.ncell > 0)
 		goto out;
 	for (size_t i = 0; i < r.ncell; i++)
 		nok += r.doc[i] != NULL;
@@ -836,6 +1137,7 @@ cmd_vm(int argc, char **argv)
 		}
 	}
 out:
+	vm_plan_free(&r.plan);
 	for (size_t i = 0; r.doc != NULL && i < r.ncell; i++)
 		json_decref(r.doc[i]);
 	free(r.k);

@@ -15,14 +15,21 @@
 #   -o DIR      keep each step's results in DIR/COMMIT/ and what `ubcreplay
 #               vm` printed in DIR/COMMIT.log (or UBC_BISECT_OUT; by
 #               default they go to a temporary directory, then away)
+#   -R DIR      measure the base once, into DIR, and reuse it (or
+#               UBC_BISECT_BASE_RESULTS): a step then boots only its own
+#               kernel and judges with `ubcreplay compare`. DIR remembers
+#               the base's image, the archive and the options it was
+#               measured with, and measures again when one changed. One
+#               filesystem (-t) only.
 #   -- ...      further options for `ubcreplay vm` (-t, -m, -O, -n, --accel)
 #
 # The build: UBC_BISECT_BUILD, a shell command run at the top of the tree
-# that builds the kernel and prints the path of its image as its last line
-# of output; by default `make -j$(nproc) bzImage` and arch/x86/boot/bzImage.
-# The kernel then needs no modules for the job (virtio, 9p and the
-# filesystem built in), unless VM-OPTIONS say where they are. UBCREPLAY
-# names the binary (default: ubcreplay in PATH).
+# that builds the kernel and prints the path of its image or built tree as
+# its last line of output; by default contrib/vm-kbuild.sh, which builds
+# the tree with the guest's config incrementally in one build directory
+# outside it and prints that directory. UBCREPLAY names the binary
+# (default: ubcreplay in PATH). The base (-b) is a kernel image or a built
+# tree, as `ubcreplay vm -k` takes them.
 #
 # Exit status, as git bisect run reads it: 0 good (no gate failed), 1 bad
 # (a gate failed: `ubcreplay vm` exited 1), 125 skip (the kernel did not
@@ -38,7 +45,9 @@ base=${UBC_BISECT_BASE:-}
 gates=${UBC_BISECT_GATE:-}
 archive=${UBC_BISECT_ARCHIVE:-}
 keep=${UBC_BISECT_OUT:-}
-build=${UBC_BISECT_BUILD:-'make -j"$(nproc)" bzImage >&2 && echo arch/x86/boot/bzImage'}
+baseres=${UBC_BISECT_BASE_RESULTS:-}
+here=$(cd "$(dirname "$0")" && pwd)
+build=${UBC_BISECT_BUILD:-"'$here/vm-kbuild.sh' ."}
 tmp=
 
 abort()
@@ -65,19 +74,20 @@ verdict()
 	esac
 }
 
-while getopts b:F:a:o: opt; do
+while getopts b:F:a:o:R: opt; do
 	case $opt in
 	b) base=$OPTARG ;;
 	F) gates="$gates $OPTARG" ;;
 	a) archive=$OPTARG ;;
 	o) keep=$OPTARG ;;
-	*) abort "usage: $me -b KERNEL -F GATE... -a ARCHIVE [-o DIR] [-- VM-OPTIONS...]" ;;
+	R) baseres=$OPTARG ;;
+	*) abort "usage: $me -b KERNEL -F GATE... -a ARCHIVE [-o DIR] [-R DIR] [-- VM-OPTIONS...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
 
 [ -n "$base" ] || abort "no base kernel (-b KERNEL or UBC_BISECT_BASE)"
-[ -f "$base" ] || abort "base kernel '$base' does not exist"
+[ -e "$base" ] || abort "base kernel '$base' does not exist"
 [ -n "$(echo $gates)" ] || abort "no gate (-F METRIC:CHANGE or UBC_BISECT_GATE)"
 [ -n "$archive" ] || abort "no archive (-a ARCHIVE or UBC_BISECT_ARCHIVE)"
 [ -f "$archive" ] || abort "archive '$archive' does not exist"
@@ -99,7 +109,7 @@ case $kernel in
 /*) ;;
 ?*) kernel=$PWD/$kernel ;;
 esac
-if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+if [ -z "$kernel" ] || [ ! -e "$kernel" ]; then
 	echo "$me: $commit: the build named no kernel that exists ('$kernel'): skip" >&2
 	exit 125
 fi
@@ -111,17 +121,46 @@ if [ -n "$keep" ]; then
 else
 	out=$tmp/out
 fi
-# The gates go first, in the order given.
-set -- -o "$out" "$@"
-rev=
+gateopts=
 for g in $gates; do
-	rev="$g $rev"
+	gateopts="$gateopts --fail-if $g"
 done
-for g in $rev; do
-	set -- --fail-if "$g" "$@"
-done
-"$ubc" vm -k "$base" -k "$kernel" "$@" "$archive" >"$tmp/vm.out" 2>"$tmp/vm.err"
-rc=$?
+if [ -n "$baseres" ]; then
+	# The base once: its image, the archive and the options name it.
+	img=$base
+	[ -d "$img" ] && img=$base/arch/x86/boot/bzImage
+	key=$({ sha256sum <"$img" && sha256sum <"$archive" && echo "$*"; } |
+	    sha256sum | cut -c1-16) || abort "cannot read the base kernel '$img'"
+	if [ "$(cat "$baseres/key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$baseres/results" "$baseres/key"
+		mkdir -p "$baseres" || abort "cannot make '$baseres'"
+		"$ubc" vm -k "$base" -o "$baseres/results" "$@" "$archive" \
+		    >"$tmp/base.out" 2>"$tmp/base.err" || {
+			tail -n 5 "$tmp/base.err" | sed "s/^/$me:   /" >&2
+			rm -rf "$baseres/results"
+			abort "the base kernel '$base' did not measure"
+		}
+		echo "$key" >"$baseres/key"
+		echo "$me: the base measured once, into $baseres" >&2
+	fi
+	baseone=$(ls "$baseres"/results/*.json 2>/dev/null)
+	[ "$(echo "$baseone" | wc -l)" -eq 1 ] && [ -f "$baseone" ] ||
+	    abort "'$baseres/results' holds no one result: -R takes one filesystem"
+	"$ubc" vm -k "$kernel" -o "$out" "$@" "$archive" >"$tmp/vm.out" 2>"$tmp/vm.err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		# shellcheck disable=SC2086
+		"$ubc" compare $gateopts "$baseone" "$out"/*.json >>"$tmp/vm.out" 2>>"$tmp/vm.err"
+		rc=$?
+	elif [ $rc -eq 1 ]; then
+		rc=2
+	fi
+else
+	# shellcheck disable=SC2086
+	"$ubc" vm -k "$base" -k "$kernel" $gateopts -o "$out" "$@" "$archive" \
+	    >"$tmp/vm.out" 2>"$tmp/vm.err"
+	rc=$?
+fi
 v=$(verdict $rc)
 case $v in
 0) what=good ;;

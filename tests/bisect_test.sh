@@ -143,6 +143,57 @@ history_body()
 	    atf_fail "bisect did not name $first: $(tail -n 3 out | tr "\n" " ")"
 }
 
+atf_test_case reuse
+reuse_head()
+{
+	atf_set descr "-R: the base measured once over a whole bisection, each step booting only its own kernel and judged by compare against the stored base; a changed base is measured again"
+}
+reuse_body()
+{
+	require_prog git
+	# vm writes the kernel's file as its result and logs the kernel;
+	# compare fails when the last result says bad.
+	cat >stub <<'EOF'
+#!/bin/sh
+case "$1 $2" in
+"vm -h") echo "usage: ubcreplay vm -k kernel ..."; exit 0 ;;
+"vm -k")
+	[ "$4" = -o ] || exit 2
+	echo "$3" >>"$STUB_LOG"
+	mkdir -p "$5" && cp "$3" "$5/r.json" ;;
+compare*)
+	for last; do :; done
+	grep -qx bad "$last" && exit 1 ;;
+*) exit 2 ;;
+esac
+exit 0
+EOF
+	chmod +x stub
+	export UBCREPLAY=$PWD/stub STUB_LOG=$PWD/log
+	echo good >kA
+	echo bad >kB
+	echo archive >a.tar
+	mkhistory kA kA kA kA kB kB kB kB
+	export UBC_BISECT_BUILD="echo $PWD/\$(cat kernel)"
+	first=$(sed -n 5p commits)
+	(cd tree && git bisect start "$(sed -n 8p ../commits)" "$(sed -n 1p ../commits)" &&
+	    git bisect run "$step" -b "$PWD/../kA" -F write.mean_bytes:-10% \
+	    -a "$PWD/../a.tar" -R "$PWD/../base") >out 2>err ||
+	    atf_fail "git bisect run failed: $(cat out err | tr "\n" " ")"
+	grep -q "^$first is the first bad commit" out ||
+	    atf_fail "bisect did not name $first: $(tail -n 3 out | tr "\n" " ")"
+	steps=$(grep -c 'ubcreplay vm exited' err)
+	# Each step's kernel once, and the base (named as -b gave it) once.
+	[ "$(grep -cx "$PWD/tree/../kA" log)" -eq 1 ] && [ "$(wc -l <log)" -eq $((steps + 1)) ] ||
+	    atf_fail "vm runs: $(cat log | tr "\n" " ") over $steps steps"
+	[ "$(grep -c 'the base measured once' err)" -eq 1 ] ||
+	    atf_fail "not one base measurement: $(cat err)"
+	# Another base: measured again.
+	(cd tree && git bisect reset >/dev/null 2>&1 && "$step" -b "$PWD/../kB" -F x:-10% \
+	    -a "$PWD/../a.tar" -R "$PWD/../base") 2>err2
+	grep -q 'the base measured once' err2 || atf_fail "a new base was not measured: $(cat err2)"
+}
+
 atf_test_case real
 real_head()
 {
@@ -217,5 +268,6 @@ atf_init_test_cases()
 {
 	atf_add_test_case verdicts
 	atf_add_test_case history
+	atf_add_test_case reuse
 	atf_add_test_case real
 }

@@ -69,3 +69,35 @@ json()
 {
 	/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
+
+# What the tests of `ubcreplay vm` (vm_test, ktree_test) share: guests
+# start from the test's own directory and leave nothing behind.
+
+# The test's own temporary directory for ubcreplay's cells.
+use_tmp()
+{
+	mkdir -p "$PWD/tmp"
+	export TMPDIR="$PWD/tmp"
+}
+
+# Nothing left behind: no QEMU started from here, no temporary files.
+no_leftovers()
+{
+	if pgrep -f "qemu-system.*$PWD/tmp" >/dev/null; then
+		pkill -9 -f "qemu-system.*$PWD/tmp"
+		atf_fail "a QEMU process was left running"
+	fi
+	[ -z "$(ls -A "$PWD/tmp" 2>/dev/null)" ] ||
+	    atf_fail "left in the temporary directory: $(ls -A "$PWD/tmp")"
+	[ ! -e out ] || atf_fail "an output directory was made: $(ls -A out)"
+}
+
+# bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
+bad()
+{
+	expect=$1
+	shift
+	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
+	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
+	no_leftovers
+}

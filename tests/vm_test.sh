@@ -38,25 +38,6 @@ pkgrel()
 	basename "$(dirname "$(dirname "$1")")" | sed 's/^linux-image-//'
 }
 
-# The test's own temporary directory for ubcreplay's cells.
-use_tmp()
-{
-	mkdir -p "$PWD/tmp"
-	export TMPDIR="$PWD/tmp"
-}
-
-# Nothing left behind: no QEMU started from here, no temporary files.
-no_leftovers()
-{
-	if pgrep -f "qemu-system.*$PWD/tmp" >/dev/null; then
-		pkill -9 -f "qemu-system.*$PWD/tmp"
-		atf_fail "a QEMU process was left running"
-	fi
-	[ -z "$(ls -A "$PWD/tmp" 2>/dev/null)" ] ||
-	    atf_fail "left in the temporary directory: $(ls -A "$PWD/tmp")"
-	[ ! -e out ] || atf_fail "an output directory was made: $(ls -A out)"
-}
-
 # check_cell FILE KERNEL FSTYPE: one result as the guest measured it.
 check_cell()
 {
@@ -214,16 +195,6 @@ bisect_body()
 	boots=$(ls out | wc -l)
 	[ "$boots" -le $max ] || atf_fail "$boots boots for $n kernels, more than $max"
 	rm -rf out
-	no_leftovers
-}
-
-# bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
-bad()
-{
-	expect=$1
-	shift
-	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
-	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
 	no_leftovers
 }
 

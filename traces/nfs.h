@@ -21,8 +21,10 @@
  *	RPC	RFC 5531 section 9 calls and replies, matched by (connection,
  *		xid) in a bounded table
  *	NFS	v2 (RFC 1094) READ and WRITE, v3 (RFC 1813) READ, WRITE and
- *		COMMIT, v4.0 and v4.1 (RFC 7530, RFC 8881) COMPOUND with its
- *		READ, WRITE and COMMIT operations; every other procedure and
+ *		COMMIT, v4.0, v4.1 and v4.2 (RFC 7530, 8881, 7862) COMPOUND
+ *		with its READ, WRITE and COMMIT operations and v4.2's
+ *		READ_PLUS, a READ whose bytes returned are its data segments'
+ *		plus what its holes stand for; every other procedure and
  *		operation is counted by name
  *
  * Every byte is read through traces/cursor.h: no input makes it read outside
@@ -163,7 +165,7 @@ struct nfs_loss {
 	uint64_t out_of_order_segments;
 };
 
-#define NFS_NOPS 59 /* NFSv4.1 opcodes 0..58 */
+#define NFS_NOPS 76 /* NFSv4.2 opcodes 0..75, with RFC 8276 xattrs */
 
 struct nfs_stats {
 	uint64_t packets;
@@ -175,7 +177,7 @@ struct nfs_stats {
 	uint64_t ops_v2[18];       /* per procedure */
 	uint64_t ops_v3[22];
 	uint64_t ops_v4[NFS_NOPS];       /* per operation; [0] the NULL proc */
-	uint64_t ops_v4_other;           /* opcodes above 58 */
+	uint64_t ops_v4_other;           /* opcodes above 75 */
 	struct nfs_xfer xfer[DIR_N];     /* DIR_READ, DIR_WRITE */
 	uint64_t stable[NFS_NSTABLE];    /* WRITEs by stable_how asked */
 	uint64_t committed[NFS_NSTABLE]; /* WRITE replies by stable_how */

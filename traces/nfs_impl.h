@@ -1,7 +1,16 @@
 /*
- * nfs_impl.h - what the two halves of the NFS decoder share: the packet and
- * stream half (nfs_decode.c) hands whole RPC messages to the RPC and NFS half
- * (nfs_rpc.c). Not for use outside traces/nfs_*.c.
+ * nfs_impl.h - what the parts of the NFS decoder share. Not for use outside
+ * traces/nfs_*.c. The parts, each a file:
+ *
+ *	nfs_decode.c	packets and TCP streams into whole RPC messages
+ *	nfs_rpc.c	RPC framing: calls and replies matched by (connection,
+ *			xid) in a bounded table
+ *	nfs_v23.c	NFSv2 and v3 arguments and results
+ *	nfs_v4.c	NFSv4 COMPOUND: one table of operations, each with
+ *			its argument and result decoders
+ *	nfs_names.c	procedure and operation names and numbers
+ *	nfs_model.c	what the calls mean: the statistics, each file's run
+ *			of READs and WRITEs and its bytes between COMMITs
  */
 #ifndef UBC_NFS_IMPL_H
 #define UBC_NFS_IMPL_H
@@ -79,6 +88,148 @@ struct nfs_decoder {
 	uint64_t seq; /* READ, WRITE and COMMIT calls folded so far */
 	struct nfs_fh_slot fh[NFS_FH_SLOTS];
 };
+
+/* NFSv4 opcodes (RFC 7530 section 16, RFC 8881 section 18, RFC 7862
+ * section 15, RFC 8276 section 8). */
+enum {
+	OP_ACCESS = 3,
+	OP_CLOSE,
+	OP_COMMIT,
+	OP_CREATE,
+	OP_DELEGPURGE,
+	OP_DELEGRETURN,
+	OP_GETATTR,
+	OP_GETFH,
+	OP_LINK,
+	OP_LOCK,
+	OP_LOCKT,
+	OP_LOCKU,
+	OP_LOOKUP,
+	OP_LOOKUPP,
+	OP_NVERIFY,
+	OP_OPEN,
+	OP_OPENATTR,
+	OP_OPEN_CONFIRM,
+	OP_OPEN_DOWNGRADE,
+	OP_PUTFH,
+	OP_PUTPUBFH,
+	OP_PUTROOTFH,
+	OP_READ,
+	OP_READDIR,
+	OP_READLINK,
+	OP_REMOVE,
+	OP_RENAME,
+	OP_RENEW,
+	OP_RESTOREFH,
+	OP_SAVEFH,
+	OP_SECINFO,
+	OP_SETATTR,
+	OP_SETCLIENTID,
+	OP_SETCLIENTID_CONFIRM,
+	OP_VERIFY,
+	OP_WRITE,
+	OP_RELEASE_LOCKOWNER,
+	/* NFSv4.1 */
+	OP_BACKCHANNEL_CTL,
+	OP_BIND_CONN_TO_SESSION,
+	OP_EXCHANGE_ID,
+	OP_CREATE_SESSION,
+	OP_DESTROY_SESSION,
+	OP_FREE_STATEID,
+	OP_GET_DIR_DELEGATION,
+	OP_GETDEVICEINFO,
+	OP_GETDEVICELIST,
+	OP_LAYOUTCOMMIT,
+	OP_LAYOUTGET,
+	OP_LAYOUTRETURN,
+	OP_SECINFO_NO_NAME,
+	OP_SEQUENCE,
+	OP_SET_SSV,
+	OP_TEST_STATEID,
+	OP_WANT_DELEGATION,
+	OP_DESTROY_CLIENTID,
+	OP_RECLAIM_COMPLETE,
+	/* NFSv4.2 */
+	OP_ALLOCATE,
+	OP_COPY,
+	OP_COPY_NOTIFY,
+	OP_DEALLOCATE,
+	OP_IO_ADVISE,
+	OP_LAYOUTERROR,
+	OP_LAYOUTSTATS,
+	OP_OFFLOAD_CANCEL,
+	OP_OFFLOAD_STATUS,
+	OP_READ_PLUS,
+	OP_SEEK,
+	OP_WRITE_SAME,
+	OP_CLONE,
+	/* NFSv4.2 extended attributes */
+	OP_GETXATTR,
+	OP_SETXATTR,
+	OP_LISTXATTRS,
+	OP_REMOVEXATTR,
+};
+
+/* nfs_names.c: an NFSv4 operation's name for a call's op; "?" unknown. */
+const char *nfsname_v4(uint32_t op);
+
+/* The kind of transfer an operation is, for the statistics. */
+enum { NFS_K_OTHER, NFS_K_READ, NFS_K_WRITE, NFS_K_COMMIT };
+
+/* One operation of a call while it waits for its reply. */
+struct nfs_op {
+	struct nfs_call c;
+	uint32_t opnum; /* the procedure, or the NFSv4 opcode */
+	int kind;       /* NFS_K_ */
+	uint64_t seq;   /* d->seq when folded */
+	uint64_t fh;    /* its file's key when followed on the file; else 0 */
+};
+
+/* A call awaiting its reply: one op for v2 and v3, a COMPOUND's for v4. */
+struct nfs_pending {
+	struct nfs_pending *hnext; /* hash chain */
+	struct nfs_pending *older, *newer;
+	uint64_t conn;
+	uint32_t xid;
+	uint32_t prog, vers, proc;
+	int wrapped; /* RPCSEC_GSS: arguments and results sealed */
+	uint32_t nops;
+	struct nfs_op ops[];
+};
+
+struct cursor;
+
+/* nfs_rpc.c: a pending call with room for nops operations, or NULL. */
+struct nfs_pending *nfsrpc_pending_new(uint32_t nops);
+
+/* nfs_rpc.c: reads a file handle of at most max bytes; its key, or 0. */
+uint64_t nfsrpc_fh(struct cursor *c, uint32_t max);
+
+/*
+ * nfs_v23.c: a call of one operation, its arguments decoded unless wrapped
+ * (NFSv2 and v3, v4's NULL, unknown versions), and its result.
+ */
+struct nfs_pending *nfsv23_call(struct nfs_decoder *d, struct cursor *c,
+    const struct nfs_call *base, int wrapped);
+void nfsv23_reply(struct cursor *c, struct nfs_op *o);
+
+/* nfs_v4.c: a COMPOUND's operations, and its results. */
+struct nfs_pending *nfsv4_call(
+    struct nfs_decoder *d, struct cursor *c, const struct nfs_call *base);
+void nfsv4_reply(struct cursor *c, struct nfs_pending *p);
+
+/*
+ * nfs_model.c: the statistics. count_op counts a procedure or operation by
+ * number; call folds the request side of a READ, WRITE or COMMIT into the
+ * statistics and the file's run (fh its handle's key, 0 unknown); reply
+ * its reply; unanswered settles a READ or WRITE whose reply never came.
+ */
+uint64_t nfsmodel_fh_key(const uint8_t *fh, uint32_t len);
+void nfsmodel_count_op(struct nfs_stats *st, uint32_t vers, uint32_t op);
+void nfsmodel_call(struct nfs_decoder *d, struct nfs_op *o, uint64_t fh);
+void nfsmodel_reply(struct nfs_decoder *d, const struct nfs_op *o);
+void nfsmodel_unanswered(struct nfs_decoder *d, const struct nfs_op *o);
+void nfsmodel_free(struct nfs_decoder *d);
 
 /* Decodes one complete RPC message of len bytes, the first cap captured. */
 void nfsrpc_message(struct nfs_decoder *d, const struct nfs_msg *m,

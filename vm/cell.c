@@ -447,7 +447,8 @@ json_t *
 vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	char p[PATH_MAX], rel[128], msg[1024], label[256];
+	char p[PATH_MAX], rel[128], msg[1024], label[512];
+	const char *who;
 	json_t *doc, *vm, *img;
 
 	path(cell, "out/result.json", p, sizeof(p));
@@ -458,11 +459,12 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	}
 	path(cell, "out/release", p, sizeof(p));
 	firstline(p, rel, sizeof(rel));
-	/* The kernel as the guest named it, and the disk. */
-	snprintf(label, sizeof(label), "%s %s", rel,
+	/* The kernel as the guest named it (a tree: as its name), the disk. */
+	who = c->kernel->tree[0] != '\0' ? c->kernel->name : rel;
+	snprintf(label, sizeof(label), "%s %s", who,
 	    strcmp(c->fstype, "none") == 0 ? "raw" : c->fstype);
 	if (c->nfs_server != NULL)
-		snprintf(label, sizeof(label), "%s nfs %s %s", rel, c->nfs_opts,
+		snprintf(label, sizeof(label), "%s nfs %s %s", who, c->nfs_opts,
 		    c->nfs_server);
 	img = json_pack("{s:s, s:s, s:s, s:I}", "fstype", c->fstype,
 	    "mkfs_options", c->mkfs_opts, "mount_options", c->mount_opts,
@@ -474,6 +476,18 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
 	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
 	    "parallel_guests", c->parallel_guests, "image", img);
+	if (vm != NULL && c->kernel->tree[0] != '\0')
+		json_object_set_new(vm, "tree",
+		    json_pack("{s:s, s:s, s:s?, s:o, s:o}", "path",
+		        c->kernel->tree, "name", c->kernel->name, "commit",
+		        c->kernel->commit[0] != '\0' ? c->kernel->commit : NULL,
+		        "dirty",
+		        c->kernel->dirty == -1 ? json_null()
+		                               : json_boolean(c->kernel->dirty),
+		        "build_seconds",
+		        c->kernel->build_s < 0
+		            ? json_null()
+		            : json_integer(c->kernel->build_s)));
 	if (vm != NULL && c->nfs_server != NULL)
 		json_object_set_new(vm, "nfs",
 		    json_pack("{s:s, s:s}", "server", c->nfs_server,

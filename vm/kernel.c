@@ -129,6 +129,8 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 	ssize_t n;
 	int fd;
 
+	if (isdir(path))
+		return vm_ktree_open(k, path, err, errlen);
 	memset(k, 0, sizeof(*k));
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||

@@ -1,6 +1,7 @@
 /*
  * sha256.c - SHA-256 as FIPS 180-4 defines it, for the kernel's digest in
- * the result: the digest says which image ran, whatever its file is called.
+ * the result (the digest says which image ran, whatever its file is
+ * called) and a plan's cell identities (vm/plan.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,14 +61,73 @@ block(uint32_t h[8], const unsigned char *p)
 		h[i] += v[i];
 }
 
+/* The running state of one digest: up to 63 bytes wait for a block. */
+struct sha {
+	uint32_t h[8];
+	unsigned char buf[64];
+	size_t have;
+	uint64_t total;
+};
+
+static void
+sha_init(struct sha *s)
+{
+	static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+	    0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+	memcpy(s->h, iv, sizeof(iv));
+	s->have = 0;
+	s->total = 0;
+}
+
+static void
+sha_update(struct sha *s, const unsigned char *p, size_t len)
+{
+	s->total += len;
+	while (len > 0) {
+		size_t n = 64 - s->have < len ? 64 - s->have : len;
+
+		memcpy(s->buf + s->have, p, n);
+		s->have += n;
+		p += n;
+		len -= n;
+		if (s->have == 64) {
+			block(s->h, s->buf);
+			s->have = 0;
+		}
+	}
+}
+
+/* Padding: 0x80, zeros, and the length in bits, big-endian. */
+static void
+sha_final(struct sha *s, char hex[65])
+{
+	unsigned char pad[72] = {0x80};
+	uint64_t bits = s->total * 8;
+	size_t n = (s->have < 56 ? 56 : 120) - s->have;
+
+	for (int i = 0; i < 8; i++)
+		pad[n + (size_t)i] = (unsigned char)(bits >> (8 * (7 - i)));
+	sha_update(s, pad, n + 8);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+}
+
+void
+vm_sha256(const void *data, size_t len, char hex[65])
+{
+	struct sha s;
+
+	sha_init(&s);
+	sha_update(&s, data, len);
+	sha_final(&s, hex);
+}
+
 int
 vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 {
-	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-	    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	unsigned char buf[65536 + 128];
-	uint64_t total = 0;
-	size_t have = 0;
+	unsigned char buf[65536];
+	struct sha s;
 	ssize_t n;
 	int fd;
 
@@ -76,8 +136,8 @@ vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	for (;;) {
-		n = read(fd, buf + have, 65536);
+	sha_init(&s);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
@@ -86,27 +146,9 @@ vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen)
 			close(fd);
 			return -1;
 		}
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		have += (size_t)n;
-		size_t whole = have / 64 * 64;
-
-		for (size_t off = 0; off < whole; off += 64)
-			block(h, buf + off);
-		memmove(buf, buf + whole, have - whole);
-		have -= whole;
+		sha_update(&s, buf, (size_t)n);
 	}
 	close(fd);
-	/* Padding: 0x80, zeros, and the length in bits, big-endian. */
-	buf[have++] = 0x80;
-	while (have % 64 != 56)
-		buf[have++] = 0;
-	for (int i = 7; i >= 0; i--)
-		buf[have++] = (unsigned char)(total * 8 >> (8 * i));
-	for (size_t off = 0; off < have; off += 64)
-		block(h, buf + off);
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 8 * i, 9, "%08x", (unsigned)h[i]);
+	sha_final(&s, hex);
 	return 0;
 }

@@ -70,6 +70,12 @@ struct vm_kernel {
 	char release[128];     /* its first word: what uname -r will say */
 	char moddir[PATH_MAX]; /* lib/modules/RELEASE, or "" for none */
 	char sha256[65];       /* of the file, hex */
+	/* ktree.c: set when the kernel was given as a built tree. */
+	char tree[PATH_MAX]; /* the build directory, absolute; "" for none */
+	char commit[41];     /* the source tree's git HEAD, or "" */
+	int dirty;           /* tracked files changed since; -1 not git */
+	char name[320];      /* "6.1.192 base@1a2b3c4": what a user reads */
+	long build_s;        /* contrib/vm-kbuild.sh's last build, -1 unknown */
 };
 
 /*
@@ -82,6 +88,19 @@ int vm_kernel_open(struct vm_kernel *k, const char *path,
     const char *modules_dir, char *err, size_t errlen);
 
 /*
+ * ktree.c: dir, a kernel tree built in place or its O= build directory, as
+ * the kernel: its arch/x86/boot/bzImage, the release in
+ * include/config/kernel.release, the modules modules.order names (a
+ * modules.dep is made beside it when it has none or an older one), and the
+ * source tree's git commit. vm_kernel_open takes this path for a directory.
+ */
+int vm_ktree_open(
+    struct vm_kernel *k, const char *dir, char *err, size_t errlen);
+
+/* What a user reads for k: the tree's name, else the release. */
+const char *vm_kernel_name(const struct vm_kernel *k);
+
+/*
  * Unpacks the image's compressed kernel into out, an ELF vmlinux QEMU can
  * boot through its PVH entry. -1 (err says why) when the image has no
  * such payload, libarchive cannot decompress it, or it has no PVH entry:
@@ -90,8 +109,9 @@ int vm_kernel_open(struct vm_kernel *k, const char *path,
 int vm_kernel_unpack(
     const struct vm_kernel *k, const char *out, char *err, size_t errlen);
 
-/* sha256.c: FIPS 180-4 SHA-256 of a file, as 64 hex digits. */
+/* sha256.c: FIPS 180-4 SHA-256 of a file or of bytes, as 64 hex digits. */
 int vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
+void vm_sha256(const void *data, size_t len, char hex[65]);
 
 /* modules.c: the modules a cell needs, dependencies first. */
 struct vm_modset {
@@ -292,5 +312,48 @@ enum vm_state vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen);
 json_t *vm_cell_result(struct vm_cell *cell, char *err, size_t errlen);
 /* Kills and reaps the guest, removes the temporary directory. */
 void vm_cell_cleanup(struct vm_cell *cell);
+
+/*
+ * plan.c: a vm invocation's cells as data (`vm --plan`), each with a
+ * stable id: the digest of what decides what it measures (the kernel, this
+ * program and the archive by digest, never by path; the disk, the machine,
+ * the job), so that the same cell has the same id wherever the same files
+ * are. The plan's id is the digest of its cells' ids.
+ *
+ *	vm_plan_make(&p, conf, ncell, &inputs, err, len);
+ *	i = vm_plan_find(&p, "3f2a9c01b7de");	-1: not a cell of this plan
+ *	json_object_set_new(vm, "plan", vm_plan_stamp(&p, i));
+ *	vm_plan_load("results", p.id, &docs, &names, &n, err, len);
+ */
+#define VM_PLAN_ID 13 /* 12 hex digits and a NUL */
+
+struct vm_plan_inputs {
+	const char *exe, *exe_sha256;         /* this program */
+	const char *archive, *archive_sha256; /* NULL for a job after -- */
+};
+
+struct vm_plan {
+	size_t n;
+	json_t *cells; /* each cell's description, with "id", "label", "index" */
+	char id[VM_PLAN_ID];
+};
+
+int vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
+    const struct vm_plan_inputs *in, char *err, size_t errlen);
+void vm_plan_free(struct vm_plan *p);
+const char *vm_plan_cell_id(const struct vm_plan *p, size_t i);
+/* The index of the cell whose id is id, -1 when the plan has none. */
+long vm_plan_find(const struct vm_plan *p, const char *id);
+/* What a result of cell i carries: the plan's id, its own, every cell's. */
+json_t *vm_plan_stamp(const struct vm_plan *p, size_t i);
+/*
+ * Reads the results in dir (*.json, *.json.gz), which must all belong to
+ * one plan (expect's, when not NULL), each of its cells once and none
+ * missing; -1 naming the files of each plan, or the cells missing. docs and
+ * names come back in the plan's order.
+ */
+int vm_plan_load(const char *dir, const char *expect, json_t ***docs,
+    char ***names, size_t *n, char *err, size_t errlen);
+void vm_plan_names_free(char **names, size_t n);
 
 #endif

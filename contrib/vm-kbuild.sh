@@ -1,0 +1,197 @@
+#!/bin/sh
+# vm-kbuild.sh - builds a kernel source tree for `ubcreplay vm -k`: gives it
+# the config a guest needs (contrib/guest.config, everything built in),
+# builds bzImage (and modules, when the config has them) incrementally, with
+# ccache when it is installed, and prints the build directory, which -k
+# takes. Never part of a cell's life: build first, then boot.
+#
+#   vm-kbuild.sh [-n] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE
+#
+#   -O DIR   the build directory (make O=DIR). By default the tree itself
+#            when it has a .config of its own (an in-tree build), else
+#            $UBC_KBUILD_CACHE/NAME-HASH (/var/cache/ubcreplay/kbuild when
+#            writable, else ~/.cache/ubcreplay/kbuild), kept between runs
+#            so that the next build of the tree is incremental
+#   -s SEED  a build directory that does not exist yet starts as a copy
+#            of SEED, another build of the same tree (modification times
+#            kept): a patched tree then builds incrementally beside its
+#            base instead of from nothing
+#   -n       configure only: no build
+#   -j N     make's jobs (default: the processors online)
+#   -c BASE  what a build directory without a .config starts from:
+#            tinyconfig (the default: the smallest and fastest to build;
+#            contrib/guest-tinyconfig.config undoes its size-only choices)
+#            or defconfig
+#
+# A .config already there is kept: only the must-haves it lacks are added,
+# and named on stderr. A must-have that olddefconfig drops (its
+# dependencies unmet) is an error naming it. UBC_KBUILD_CONFIG names
+# another fragment of must-haves. CCACHE_DIR defaults to ccache/ beside the
+# kbuild cache (/var/cache/ubcreplay/ccache).
+#
+# Output: the build directory alone on stdout; progress on stderr (one
+# updating line on a tty); make's output in DIR/kbuild.log; the build's
+# seconds in DIR/kbuild.time, which `ubcreplay vm` records. Exit 0 when
+# built, 2 when TREE is no kernel tree, the config cannot be met or the
+# build failed (with the log's last lines).
+set -u
+
+me=vm-kbuild.sh
+here=$(cd "$(dirname "$0")" && pwd)
+frag=${UBC_KBUILD_CONFIG:-$here/guest.config}
+obj=
+seed=
+only_config=
+jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+start_config=tinyconfig
+
+die()
+{
+	echo "$me: $*" >&2
+	exit 2
+}
+
+usage="usage: $me [-n] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE"
+while getopts nO:s:j:c: opt; do
+	case $opt in
+	n) only_config=1 ;;
+	O) obj=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	j) jobs=$OPTARG ;;
+	c) start_config=$OPTARG ;;
+	*) die "$usage" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || die "$usage"
+case $start_config in
+tinyconfig | defconfig) ;;
+*) die "-c '$start_config': tinyconfig or defconfig" ;;
+esac
+case $jobs in
+'' | *[!0-9]* | 0) die "-j '$jobs': a number of jobs" ;;
+esac
+[ -f "$frag" ] || die "no must-haves: '$frag' does not exist"
+
+tree=$(cd "$1" 2>/dev/null && pwd) || die "'$1': no such directory"
+[ -f "$tree/Makefile" ] && [ -f "$tree/Kconfig" ] &&
+    [ -x "$tree/scripts/kconfig/merge_config.sh" ] ||
+    die "'$1' is not a kernel source tree (no Makefile, Kconfig and scripts/kconfig/merge_config.sh)"
+
+cache=${UBC_KBUILD_CACHE:-}
+if [ -z "$cache" ]; then
+	cache=/var/cache/ubcreplay/kbuild
+	mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
+	    cache=${XDG_CACHE_HOME:-$HOME/.cache}/ubcreplay/kbuild
+fi
+if [ -z "$obj" ]; then
+	if [ -f "$tree/.config" ]; then
+		obj=$tree
+	else
+		hash=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
+		obj=$cache/$(basename "$tree")-$hash
+	fi
+fi
+if [ -n "$seed" ] && [ ! -e "$obj" ]; then
+	[ -f "$seed/.config" ] && [ -f "$seed/Makefile" ] ||
+	    die "-s '$seed' is not a build directory (no .config and Makefile)"
+	rm -rf "$obj.seeding"
+	mkdir -p "$obj.seeding" && cp -a "$seed/." "$obj.seeding/" &&
+	    mv "$obj.seeding" "$obj" || {
+		rm -rf "$obj.seeding"
+		die "cannot copy '$seed' to '$obj'"
+	}
+fi
+mkdir -p "$obj" 2>/dev/null || die "cannot make the build directory '$obj'"
+obj=$(cd "$obj" && pwd)
+log=$obj/kbuild.log
+: >"$log" || die "cannot write '$log'"
+
+# The same CC for every make, or kbuild reconfigures and rebuilds.
+cc=gcc
+if command -v ccache >/dev/null 2>&1; then
+	cc="ccache gcc"
+	: "${CCACHE_DIR:=$(dirname "$cache")/ccache}"
+	export CCACHE_DIR
+fi
+mk()
+{
+	if [ "$obj" = "$tree" ]; then
+		make -C "$tree" CC="$cc" "$@"
+	else
+		make -C "$tree" O="$obj" CC="$cc" "$@"
+	fi
+}
+
+# The must-haves .config lacks, one a line.
+lacking()
+{
+	grep '^CONFIG_[A-Za-z0-9_]*=' "$frag" | while IFS= read -r want; do
+		grep -qx "$want" "$obj/.config" || echo "$want"
+	done
+}
+
+# failed WHAT: the log's last lines, then exit 2.
+failed()
+{
+	echo "$me: $1 failed in '$tree'; the last lines of $log:" >&2
+	tail -n 15 "$log" | sed 's/^/  /' >&2
+	exit 2
+}
+
+if [ ! -f "$obj/.config" ]; then
+	echo "$me: configuring $obj from $start_config and $frag" >&2
+	extra=
+	[ -f "$here/guest-$start_config.config" ] &&
+	    extra=$here/guest-$start_config.config
+	mk "$start_config" >>"$log" 2>&1 || failed "make $start_config"
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+	    $extra "$frag" >>"$log" 2>&1 || failed "merge_config.sh"
+else
+	missing=$(lacking)
+	if [ -n "$missing" ]; then
+		echo "$me: adding to $obj/.config:" $(echo "$missing" | sed 's/=.*//') >&2
+		echo "$missing" >"$obj/kbuild-missing.config"
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+		    "$obj/.config" "$obj/kbuild-missing.config" >>"$log" 2>&1
+		rc=$?
+		rm -f "$obj/kbuild-missing.config"
+		[ $rc -eq 0 ] || failed "merge_config.sh"
+	fi
+fi
+mk olddefconfig >>"$log" 2>&1 || failed "make olddefconfig"
+dropped=$(lacking)
+[ -z "$dropped" ] ||
+    die "$obj/.config: olddefconfig dropped what a guest needs (its dependencies are not met):" $dropped
+
+if [ -n "$only_config" ]; then
+	echo "$obj"
+	exit 0
+fi
+targets=bzImage
+grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets="bzImage modules"
+start=$(date +%s)
+rcfile=$obj/.kbuild.rc
+rm -f "$rcfile"
+[ -t 2 ] || echo "$me: make -j$jobs $targets in $obj" >&2
+{
+	mk -j"$jobs" $targets 2>&1
+	echo $? >"$rcfile"
+} | {
+	n=0
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$log"
+		n=$((n + 1))
+		[ -t 2 ] && printf '\r\033[K%s: %ds, %d steps, %.50s' "$me" \
+		    $(($(date +%s) - start)) $n "$line" >&2
+	done
+	[ -t 2 ] && printf '\r\033[K' >&2
+}
+rc=$(cat "$rcfile" 2>/dev/null || echo 1)
+rm -f "$rcfile"
+secs=$(($(date +%s) - start))
+[ "$rc" -eq 0 ] || failed "make $targets (exit $rc, after ${secs}s)"
+[ -f "$obj/arch/x86/boot/bzImage" ] || failed "make $targets (no bzImage)"
+echo "$secs" >"$obj/kbuild.time"
+echo "$me: built $(cat "$obj/include/config/kernel.release") in ${secs}s" >&2
+echo "$obj"

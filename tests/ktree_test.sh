@@ -1,0 +1,356 @@
+#! /usr/bin/env atf-sh
+# ktree_test.sh - a kernel tree as the kernel under test (`ubcreplay vm -k
+# DIR`, vm/ktree.c) and contrib/vm-kbuild.sh, which gives a tree the
+# guest's config and builds it.
+#
+# - Trees that are not, or are not built, or fail to build, or whose
+#   kernel panics: exit 2, the reason, nothing left behind.
+# - The config, with the kernel's own kconfig (Debian's 6.1 source): a
+#   .config without virtio or 9p gets them added and named; a must-have
+#   whose dependencies are unmet is an error naming it.
+# - Two trees of one release (Debian's 6.1 kernel laid out as built trees
+#   in git work trees) are told apart in the labels, the file names and the
+#   series, and the vm object records each tree's commit (checked against
+#   git rev-parse) and state.
+# - From source, end to end (from_source): Debian's 6.1 made into a small
+#   history (tests/ktree_history.sh), built, gated and bisected. It needs
+#   a build of the history's base in the kbuild cache; without one it says
+#   SKIP and how to make it.
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+kbuild=$top/contrib/vm-kbuild.sh
+VMOPTS="--mem 512 --cpus 1 --timeout 900"
+# Where the from-source cases find Debian's source, its history and builds.
+cache=${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}
+src=${UBC_KTREE_SRC:-/var/cache/ubcreplay/src/linux-source-6.1}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+# The newest Debian 6.1 package under build/kernels, or a skip.
+debian61()
+{
+	d=$(ls -d "$top"/build/kernels/linux-image-6.1.*-amd64 2>/dev/null |
+	    sort -V | tail -1)
+	[ -n "$d" ] || atf_skip "no 6.1 kernel under build/kernels (contrib/kernels.sh fetches them)"
+	echo "$d"
+}
+
+# faketree DIR PKG: Debian's kernel PKG laid out as a tree built in place
+# (what vm/ktree.c reads), its modules.dep as the tree's own, in a git work
+# tree with one commit.
+faketree()
+{
+	rel=$(ls "$2/lib/modules")
+	mkdir -p "$1/arch/x86/boot" "$1/include/config"
+	echo 'all:' >"$1/Makefile"
+	echo 'mainmenu "fake"' >"$1/Kconfig"
+	echo "$rel" >"$1/include/config/kernel.release"
+	cp "$2/boot/vmlinuz-$rel" "$1/arch/x86/boot/bzImage"
+	ln -s "$2/lib/modules/$rel/kernel" "$1/kernel"
+	cp "$2/lib/modules/$rel/modules.builtin" "$2/lib/modules/$rel/modules.order" "$1/"
+	touch -d '-1 hour' "$1/modules.order"
+	cp "$2/lib/modules/$rel/modules.dep" "$1/"
+	printf '/arch/\n/kernel\n/modules.*\n' >"$1/.gitignore"
+	git -C "$1" init -q && git -C "$1" add -A &&
+	    git -C "$1" -c user.name=t -c user.email=t@t commit -q -m "$1" ||
+	    atf_fail "git in $1"
+}
+
+atf_test_case not_a_tree
+not_a_tree_head()
+{
+	atf_set "descr" "a directory that is not a kernel tree: vm and vm-kbuild.sh exit 2 naming it, nothing left behind"
+}
+not_a_tree_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	mkdir notatree
+	echo 'all:' >notatree/Makefile
+	bad "'notatree' is not a kernel tree" -k notatree -o out "$small"
+	atf_check -s exit:2 -o empty -e match:"'notatree' is not a kernel source tree" \
+	    "$kbuild" -O "$PWD/obj" notatree
+	[ ! -e obj ] || atf_fail "vm-kbuild.sh made a build directory for a non-tree"
+}
+
+atf_test_case never_built
+never_built_head()
+{
+	atf_set "descr" "a kernel tree, or an O= build directory, without a bzImage: exit 2, saying it is not built"
+}
+never_built_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	mkdir -p src/arch/x86 obj
+	echo 'all:' >src/Makefile
+	echo 'mainmenu "fake"' >src/Kconfig
+	bad "kernel tree 'src' is not built (no arch/x86/boot/bzImage)" -k src -o out "$small"
+	# An O= directory: a Makefile and the link back to its source.
+	echo 'all:' >obj/Makefile
+	ln -s "$PWD/src" obj/source
+	bad "kernel tree 'obj' is not built" -k obj -o out "$small"
+	# A bzImage older than the tree's configuration.
+	d=$(debian61)
+	faketree t "$d"
+	echo 6.1.999 >t/include/config/kernel.release
+	bad "configured for 6.1.999: rebuild it" -k t -o out "$small"
+}
+
+atf_test_case modules
+modules_head()
+{
+	atf_set "descr" "a tree with modules and no modules.dep: one is made from modules.order and the modules' depends=, and a module the cell needs that the tree lacks is named"
+}
+modules_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	require_prog git
+	faketree t "$(debian61)"
+	rm t/kernel t/modules.dep t/modules.builtin
+	: >t/modules.builtin
+	# What modpost leaves: 6.1 names the .ko in modules.order.
+	mkdir -p t/fs/a t/net/b t/lib/c
+	printf 'fs/a/a.ko\nnet/b/b.ko\nlib/c/c-x.ko\n' >t/modules.order
+	printf 'MODULE_INFO(depends, "b,c_x");\n' >t/fs/a/a.mod.c
+	printf 'MODULE_INFO(depends, "");\n' >t/net/b/b.mod.c
+	printf '#include <linux/module.h>\n' >t/lib/c/c-x.mod.c
+	bad "has no module virtio_pci" -k t -o out "$small"
+	printf 'fs/a/a.ko: net/b/b.ko lib/c/c-x.ko\nnet/b/b.ko:\nlib/c/c-x.ko:\n' >want
+	diff want t/modules.dep || atf_fail "modules.dep"
+	# A module modules.order names whose build is missing.
+	rm t/modules.dep t/net/b/b.mod.c
+	bad "module net/b/b.ko is in modules.order but has no .mod.c" -k t -o out "$small"
+	[ ! -e t/modules.dep ] || atf_fail "a half-made modules.dep was left"
+	[ -z "$(ls t | grep tmp)" ] || atf_fail "left in the tree: $(ls t)"
+}
+
+atf_test_case build_fails
+build_fails_head()
+{
+	atf_set "descr" "vm-kbuild.sh on a tree whose build fails: exit 2 and the log's last lines, the compiler's error among them"
+}
+build_fails_body()
+{
+	# A tree whose make configures as kconfig would and then fails to
+	# compile: what vm-kbuild.sh does with it is what is tested.
+	mkdir -p t/scripts/kconfig
+	echo 'mainmenu "fake"' >t/Kconfig
+	cat >t/Makefile <<EOF
+tinyconfig:
+	@mkdir -p \$(O) && : >\$(O)/.config
+olddefconfig:
+	@echo configured
+bzImage:
+	@echo '  CC      fs/ext4/inode.o'
+	@echo 'fs/ext4/inode.c:42:1: error: expected ";" before "}" token'
+	@exit 1
+EOF
+	cat >t/scripts/kconfig/merge_config.sh <<'EOF'
+#!/bin/sh
+# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments appended.
+out=$3; shift 4
+cat "$@" >>"$out/.config"
+EOF
+	chmod +x t/scripts/kconfig/merge_config.sh
+	atf_check -s exit:2 -o empty -e save:err "$kbuild" -O "$PWD/obj" t
+	grep -q 'make bzImage (exit .*) failed' err || atf_fail "no word of the failure: $(cat err)"
+	grep -q 'inode.c:42:1: error: expected' err || atf_fail "no compiler error: $(cat err)"
+	[ ! -e obj/kbuild.time ] || atf_fail "a failed build left a build time"
+	[ ! -e obj/.kbuild.rc ] || atf_fail "left obj/.kbuild.rc"
+}
+
+# kconfig_src: Debian's 6.1 source (extracted once, into the cache), or a skip.
+kconfig_src()
+{
+	if [ ! -f "$src/Kconfig" ]; then
+		[ -f "$tarball" ] || atf_skip "no kernel source ($src, $tarball: apt-get install linux-source-6.1)"
+		mkdir -p "$src" && tar -xJf "$tarball" -C "$src" --strip-components=1 ||
+		    atf_skip "cannot extract $tarball into $src"
+	fi
+	command -v flex >/dev/null && command -v bison >/dev/null ||
+	    atf_skip "kconfig needs flex and bison"
+}
+
+atf_test_case config
+config_head()
+{
+	atf_set "descr" "with the kernel's own kconfig: a .config without virtio and 9p gets them added and named; a must-have whose dependencies are unmet is an error naming it"
+	atf_set "timeout" "1800"
+}
+config_body()
+{
+	kconfig_src
+	make -s -C "$src" O="$PWD/o" CC="ccache gcc" tinyconfig >/dev/null 2>&1 ||
+	    atf_fail "make tinyconfig"
+	for c in CONFIG_VIRTIO_BLK CONFIG_9P_FS CONFIG_NET_9P_VIRTIO; do
+		grep -q "^$c=y" o/.config && atf_fail "tinyconfig has $c already"
+	done
+	atf_check -s exit:0 -o inline:"$PWD/o\n" -e save:err "$kbuild" -n -O o "$src"
+	grep -q '^vm-kbuild.sh: adding to .*/o/.config:.* CONFIG_VIRTIO_BLK .*CONFIG_9P_FS' err ||
+	    atf_fail "the additions not named: $(cat err)"
+	grep -v '^#' "$top/contrib/guest.config" | grep = | while read -r want; do
+		grep -qx "$want" o/.config || echo "$want"
+	done >lacking
+	[ ! -s lacking ] || atf_fail "still lacking: $(cat lacking)"
+	# tinyconfig's own choice, not a must-have, is kept.
+	grep -qx 'CONFIG_KERNEL_XZ=y' o/.config || atf_fail "the tree's .config was not kept"
+
+	# NFSD depends on FSNOTIFY, which only INOTIFY_USER (and the like)
+	# selects: without it olddefconfig drops NFSD.
+	grep -v '^CONFIG_INOTIFY_USER=' "$top/contrib/guest.config" >frag
+	# The same build directory without its .config: kconfig's own
+	# programs are built already.
+	cp -a o o2 && rm o2/.config
+	UBC_KBUILD_CONFIG=$PWD/frag atf_check -s exit:2 -o empty -e save:err \
+	    "$kbuild" -n -O "$PWD/o2" "$src"
+	grep -q 'olddefconfig dropped what a guest needs.*CONFIG_NFSD=y' err ||
+	    atf_fail "the unmet must-have not named: $(cat err)"
+}
+
+atf_test_case two_trees
+two_trees_head()
+{
+	atf_set "descr" "two built trees of one release: told apart in labels, file names and series; the vm object has each tree, its commit and state"
+	atf_set "timeout" "900"
+}
+two_trees_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	require_prog git
+	[ -f "$small" ] || atf_fail "missing $small"
+	d=$(debian61)
+	faketree base "$d"
+	faketree patched "$d"
+	echo change >>patched/Kconfig
+	rel=$(cat base/include/config/kernel.release)
+	cb=$(git -C base rev-parse HEAD)
+	cp=$(git -C patched rev-parse HEAD)
+	nb="$rel base@$(echo "$cb" | cut -c1-7)"
+	np="$rel patched@$(echo "$cp" | cut -c1-7)-dirty"
+	atf_check -s exit:0 -o save:series -e save:err \
+	    "$ubc" vm $VMOPTS -n 1 -k base -k patched -o res "$small"
+	for n in "$nb" "$np"; do
+		f=res/$(echo "$n" | tr ' ' -)-ext4.json
+		[ -f "$f" ] || atf_fail "no $f: $(ls res)"
+		grep -q "  [AB]  $n ext4" series || atf_fail "the series lacks '$n ext4': $(cat series)"
+		grep -q "ubcreplay vm: $n ext4: done" err || atf_fail "progress lacks '$n': $(cat err)"
+	done
+	json "res/$(echo "$nb" | tr ' ' -)-ext4.json" \
+	    "d['label'], d['vm']['tree']['commit'], d['vm']['tree']['dirty'], d['vm']['tree']['path'], d['vm']['kernel_release']" >got
+	echo "$nb ext4 $cb False $PWD/base $rel" >want
+	diff want got || atf_fail "the base's vm object"
+	json "res/$(echo "$np" | tr ' ' -)-ext4.json" \
+	    "d['vm']['tree']['commit'], d['vm']['tree']['dirty']" >got
+	echo "$cp True" >want
+	diff want got || atf_fail "the patched tree's vm object"
+	no_leftovers
+}
+
+atf_test_case panic
+panic_head()
+{
+	atf_set "descr" "a tree whose kernel panics: exit 2, the panic named, nothing left behind"
+	atf_set "timeout" "600"
+}
+panic_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	require_prog git
+	faketree t "$(debian61)"
+	# A dynamic program cannot run as the initramfs's /init.
+	export UBCREPLAY_VM_INIT=/bin/true
+	bad "Kernel panic" $VMOPTS -k t -o out "$small"
+}
+
+# The build directory of the history's base, from the cache.
+base_build=$cache/ktree-base
+
+atf_test_case from_source
+from_source_head()
+{
+	atf_set "descr" "Debian's 6.1 as a history: base against the ext4 regression fails the gate naming it, against an unrelated change and against itself rebuilt passes; git bisect run names the regression, reusing the base's results"
+	atf_set "timeout" "7200"
+}
+from_source_body()
+{
+	use_tmp
+	require_prog qemu-system-x86_64
+	require_prog git
+	[ -f "$small" ] || atf_fail "missing $small"
+	# Before anything costly: without the base's build there is nothing
+	# to do in a suite's time.
+	if [ ! -f "$base_build/arch/x86/boot/bzImage" ] &&
+	    [ -z "${UBC_KTREE_BUILD:-}" ]; then
+		atf_skip "no build of the base in $base_build (a cold build takes 17 min or more on 2 cores: UBC_KTREE_BUILD=1 builds it here, or: git -C $src checkout base && $kbuild -O $base_build $src)"
+	fi
+	kconfig_src
+	sh "$top/tests/ktree_history.sh" "$tarball" "$src" >hist.log 2>&1 ||
+	    atf_fail "the history: $(tail -n 3 hist.log)"
+	# build COMMIT NAME: the commit built in its own directory, the
+	# others seeded from the base's build; prints the directory.
+	build()
+	{
+		git -C "$src" checkout -q "$1" || atf_fail "checkout $1"
+		seed=
+		[ "$2" = base ] || seed="-s $base_build"
+		"$kbuild" -O "$cache/ktree-$2" $seed "$src" 2>"build-$2.err" ||
+		    atf_fail "building $1: $(tail -n 5 "build-$2.err")"
+	}
+	b=$(build base base)
+	r=$(build regress regress)
+	u=$(build unrelated unrelated)
+	# The base built a second time, in a directory of its own from
+	# nothing (ccache makes that cheaper), and kept for the next run: a
+	# kernel of other bytes (its build's time and number) from one source.
+	git -C "$src" checkout -q base
+	b2=$("$kbuild" -O "$cache/ktree-base2" "$src" 2>build-base2.err) ||
+	    atf_fail "rebuilding the base: $(tail -n 5 build-base2.err)"
+	cmp -s "$b/arch/x86/boot/bzImage" "$b2/arch/x86/boot/bzImage" &&
+	    atf_fail "the rebuilt base is the same file"
+	git -C "$src" checkout -q base
+
+	gate="--fail-if write.mean_bytes:-10%"
+	atf_check -s exit:1 -o save:reg -e save:regerr \
+	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$r" -o res-reg "$small"
+	grep -q 'write.mean_bytes.*-[0-9.]*%.*p' reg ||
+	    atf_fail "the verdict does not name the metric, change and p: $(cat reg)"
+	grep -q "regress@$(git -C "$src" rev-parse --short=7 regress)" reg ||
+	    atf_fail "the verdict does not name the regression's tree: $(cat reg)"
+	atf_check -s exit:0 -o save:unrel -e ignore \
+	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$u" -o res-unrel "$small"
+	atf_check -s exit:0 -o save:self -e ignore \
+	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$b2" -o res-self "$small"
+
+	# git bisect run: every step builds incrementally in one directory;
+	# the base is measured once.
+	rm -rf "$cache/ktree-bisect" bres
+	(cd "$src" && git bisect start unrelated2 base &&
+	    UBC_BISECT_BUILD="'$kbuild' -O '$cache/ktree-bisect' -s '$base_build' ." \
+	    UBCREPLAY=$ubc git bisect run "$top/contrib/vm-bisect.sh" -b "$b" \
+	    -F write.mean_bytes:-10% -a "$small" -R "$PWD/bres" -o "$PWD/steps" \
+	    -- $VMOPTS -n 3) >bisect.out 2>bisect.err
+	rc=$?
+	(cd "$src" && git bisect reset base) >/dev/null 2>&1
+	[ $rc -eq 0 ] || atf_fail "git bisect run: $(tail -n 5 bisect.err)"
+	grep -q "^$(git -C "$src" rev-parse regress) is the first bad commit" bisect.out ||
+	    atf_fail "bisect did not name the regression: $(tail -n 5 bisect.out)"
+	[ "$(grep -c 'the base measured once' bisect.err)" -eq 1 ] ||
+	    atf_fail "the base was not measured exactly once: $(grep base bisect.err)"
+	no_leftovers
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case not_a_tree
+	atf_add_test_case never_built
+	atf_add_test_case modules
+	atf_add_test_case build_fails
+	atf_add_test_case config
+	atf_add_test_case two_trees
+	atf_add_test_case panic
+	atf_add_test_case from_source
+}

@@ -1,0 +1,219 @@
+#! /usr/bin/env atf-sh
+# plan_test.sh - `ubcreplay vm --plan`, `--cell` and `--merge`: a vm
+# invocation's cells as data, run apart and read back whole. Ids are checked
+# against what the test knows on its own (sha256sum of the files a cell
+# names, the count of kernels times filesystems), the CI forms are parsed
+# by JSON and YAML readers, and a directory of results that is not one
+# plan's whole is refused, naming what is wrong.
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+VMOPTS="--mem 512 --cpus 1 --timeout 900"
+
+# kernel SERIES: the newest bzImage of that Debian series under build/kernels.
+kernel()
+{
+	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
+	    2>/dev/null | sort -V | tail -1)
+	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
+	echo "$k"
+}
+
+atf_test_case lines
+lines_head()
+{
+	atf_set descr "--plan: one cell a line, ids from digests, the CI forms parse"
+}
+lines_body()
+{
+	require_prog python3
+	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	[ -f "$small" ] || atf_fail "missing $small"
+	cp "$k1" copy-of-k1
+	cp "$small" a.tar.gz
+	atf_check -o save:p1 "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs --plan a.tar.gz
+	atf_check -o save:p2 "$ubc" vm -k "$PWD/copy-of-k1" -k "$k2" -t ext4 -t xfs --plan a.tar.gz
+	# The archive changed by one byte: every cell is another.
+	printf x >>a.tar.gz
+	atf_check -o save:p3 "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs --plan a.tar.gz
+	atf_check -o save:gh "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs --plan=github "$small"
+	atf_check -o save:gl "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs \
+	    --fail-if write.mean_bytes:-10% --plan=gitlab "$small"
+	atf_check -o save:p4 "$ubc" vm -k "$k1" -k "$k2" -t ext4 -t xfs --plan "$small"
+	# The same kernel twice (to see the noise): two cells, two ids.
+	atf_check -o save:p5 "$ubc" vm -k "$k1" -k "$k1" --plan "$small"
+	python3 -c 'import json,sys; ids=[json.loads(l)["id"] for l in open("p5")]; sys.exit(len(set(ids)) != 2)' ||
+	    atf_fail "the same kernel twice gives one id: $(cat p5)"
+	python3 - p1 p2 p3 gh gl p4 "$(sha256sum "$k1" | cut -c1-64)" \
+	    "$(sha256sum "$small" | cut -c1-64)" <<'EOF' || atf_fail "the plans are wrong (above)"
+import json, sys, yaml
+p1, p2, p3, gh, gl, p4 = (open(f).read() for f in sys.argv[1:7])
+k1sha, arsha = sys.argv[7], sys.argv[8]
+def cells(text):
+    return [json.loads(l) for l in text.splitlines()]
+a, b, c, d = cells(p1), cells(p2), cells(p3), cells(p4)
+bad = []
+if len(a) != 4:
+    bad.append("%d cells for 2 kernels x 2 filesystems" % len(a))
+ids = [x["id"] for x in a]
+if len(set(ids)) != 4:
+    bad.append("ids not unique: %s" % ids)
+if [x["label"] for x in a] != ["%s %s" % (a[0]["kernel"]["release"], "ext4"),
+                               "%s %s" % (a[0]["kernel"]["release"], "xfs"),
+                               "%s %s" % (a[2]["kernel"]["release"], "ext4"),
+                               "%s %s" % (a[2]["kernel"]["release"], "xfs")]:
+    bad.append("labels %s" % [x["label"] for x in a])
+if a[0]["kernel"]["sha256"] != k1sha:
+    bad.append("kernel sha256 %s, sha256sum says %s" % (a[0]["kernel"]["sha256"], k1sha))
+if d[0]["archive"]["sha256"] != arsha:
+    bad.append("archive sha256 %s, sha256sum says %s" % (d[0]["archive"]["sha256"], arsha))
+if ids != [x["id"] for x in b]:
+    bad.append("the same kernel at another path changed the ids")
+if set(ids) & set(x["id"] for x in c):
+    bad.append("another archive kept ids")
+if len(set(x["plan"] for x in a)) != 1 or a[0]["plan"] == c[0]["plan"]:
+    bad.append("plan ids: %s against %s" % (a[0]["plan"], c[0]["plan"]))
+m = json.loads(gh)
+if [x["cell"] for x in m["include"]] != [x["id"] for x in d]:
+    bad.append("the GitHub matrix's cells are not the plan's")
+y = yaml.safe_load(gl)
+if y["cell"]["parallel"]["matrix"][0]["UBC_CELL"] != [x["id"] for x in d]:
+    bad.append("the GitLab matrix's cells are not the plan's")
+if "--fail-if" not in y["merge"]["script"][0] or "--merge" not in y["merge"]["script"][0]:
+    bad.append("the GitLab merge job: %r" % y["merge"]["script"])
+for x in bad:
+    print(x)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+atf_test_case ci_docs
+ci_docs_head()
+{
+	atf_set descr "docs/ci.md's workflows parse, and the matrix they read is what --plan=github prints"
+}
+ci_docs_body()
+{
+	require_prog python3
+	k1=$(kernel 6.1)
+	atf_check -o save:gh "$ubc" vm -k "$k1" -t ext4 -t xfs --plan=github "$small"
+	python3 - "$top/docs/ci.md" gh <<'EOF' || atf_fail "docs/ci.md (above)"
+import json, re, sys, yaml
+text = open(sys.argv[1]).read()
+blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+bad = []
+docs = []
+for b in blocks:
+    try:
+        docs.append(yaml.safe_load(b))
+    except yaml.YAMLError as e:
+        bad.append("a yaml block does not parse: %s" % e)
+flows = [d for d in docs if isinstance(d, dict) and "jobs" in d and
+         "fromJSON" in json.dumps(d)]
+if not flows:
+    bad.append("no workflow reads a matrix with fromJSON")
+for f in flows:
+    steps = json.dumps(f["jobs"])
+    for word in ("--plan=github", "--cell ${{ matrix.cell }}", "--merge"):
+        if word not in steps:
+            bad.append("the workflow does not run %s" % word)
+    used = set(re.findall(r"matrix\.(\w+)", json.dumps(f["jobs"]["cell"])))
+    inc = json.load(open(sys.argv[2]))["include"]
+    for u in used:
+        if any(u not in x for x in inc):
+            bad.append("the workflow reads matrix.%s, which --plan=github lacks" % u)
+if not any(isinstance(d, dict) and "trigger" in json.dumps(d) and
+           "--plan=gitlab" in json.dumps(d) for d in docs):
+    bad.append("no GitLab pipeline made with --plan=gitlab")
+for x in bad:
+    print(x)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+atf_test_case unknown_cell
+unknown_cell_head()
+{
+	atf_set descr "--cell: an id this node's files do not make is refused, naming them by digest"
+}
+unknown_cell_body()
+{
+	k1=$(kernel 6.1)
+	cp "$k1" k
+	atf_check -o save:plan "$ubc" vm -k "$PWD/k" --plan -- dd if=/dev/vda of=/dev/null count=1
+	id=$(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan)
+	# The node's copy of the kernel differs from the planning node's.
+	printf x >>k
+	sha=$(sha256sum k | cut -c1-64)
+	atf_check -s exit:2 -e save:err "$ubc" vm -k "$PWD/k" --cell "$id" \
+	    -o out -- dd if=/dev/vda of=/dev/null count=1
+	grep -q "cell '$id' is not a cell of this plan" err ||
+	    atf_fail "no word of the cell: $(cat err)"
+	grep -q "$sha" err || atf_fail "the node's kernel digest is not named: $(cat err)"
+	[ ! -e out ] || atf_fail "an output directory was made"
+}
+
+atf_test_case merge cleanup
+merge_head()
+{
+	atf_set descr "--cell run apart, --merge reads them whole; two plans or a missing cell are refused"
+	atf_set timeout 1800
+	atf_set require.user root
+}
+merge_body()
+{
+	require_prog qemu-system-x86_64
+	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	mkdir -p tmp
+	export TMPDIR=$PWD/tmp
+	job="dd -n 4 if=/dev/vda of=/dev/null bs=64k count=64"
+	atf_check -o save:plan "$ubc" vm -k "$k1" -k "$k2" $VMOPTS --plan -- $job
+	for id in $(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan); do
+		atf_check -o ignore -e ignore "$ubc" vm -k "$k1" -k "$k2" $VMOPTS \
+		    --cell "$id" -o cells -- $job
+	done
+	atf_check -o save:series -e ignore "$ubc" vm --merge cells \
+	    --fail-if read.bytes:+1%
+	grep -q "all passed" series || atf_fail "the gates did not pass: $(cat series)"
+	# The same, with the arguments: the plan they make must be the results'.
+	atf_check -o ignore -e ignore "$ubc" vm --merge cells -k "$k1" -k "$k2" \
+	    $VMOPTS -- $job
+	atf_check -s exit:2 -e save:err1 "$ubc" vm --merge cells -k "$k1" \
+	    $VMOPTS -- $job
+	grep -q "not of plan" err1 || atf_fail "another plan's arguments: $(cat err1)"
+	# One cell missing.
+	mkdir half && cp cells/6.1.0-* half/
+	miss=$(sed -n 2p plan | sed 's/.*"id":"\([0-9a-f]*\)".*/\1/')
+	atf_check -s exit:2 -e save:err2 "$ubc" vm --merge half
+	grep -q "misses 1 of the 2 cells .*$miss" err2 ||
+	    atf_fail "the missing cell is not named: $(cat err2)"
+	# A cell of another plan (another job) among them.
+	atf_check -o save:plan2 "$ubc" vm -k "$k1" $VMOPTS --plan -- dd -n 1 \
+	    if=/dev/vda of=/dev/null bs=4k count=8
+	other=$(sed 's/.*"plan":"\([0-9a-f]*\)".*/\1/' plan2)
+	atf_check -o ignore -e ignore "$ubc" vm -k "$k1" $VMOPTS \
+	    --cell "$(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan2)" -o cells2 \
+	    -- dd -n 1 if=/dev/vda of=/dev/null bs=4k count=8
+	mkdir mixed && cp cells/* mixed/ && cp cells2/*.json mixed/other.json
+	atf_check -s exit:2 -e save:err3 "$ubc" vm --merge mixed
+	grep -q "more than one plan.*$other" err3 ||
+	    atf_fail "the two plans are not named: $(cat err3)"
+	# A cell twice.
+	cp cells/6.1.0-*.json cells/again.json
+	atf_check -s exit:2 -e save:err4 "$ubc" vm --merge cells
+	grep -q "twice" err4 || atf_fail "a cell twice: $(cat err4)"
+	[ -z "$(ls -A tmp)" ] || atf_fail "left behind: $(ls -A tmp)"
+}
+merge_cleanup()
+{
+	pkill -9 -f "qemu-system.*$PWD/tmp" 2>/dev/null
+	true
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case lines
+	atf_add_test_case ci_docs
+	atf_add_test_case unknown_cell
+	atf_add_test_case merge
+}

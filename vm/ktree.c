@@ -1,0 +1,351 @@
+/*
+ * ktree.c - a built kernel tree as the kernel under test: a source tree
+ * built in place, or the build directory it was built into with O=.
+ *
+ * What boots is the tree's arch/x86/boot/bzImage; its release is
+ * include/config/kernel.release (checked against the image's own version
+ * string, so that an image older than the tree's configuration is not taken
+ * for it); its modules are the ones modules.order names, resolved through a
+ * modules.dep made here from each module's depends= (its .mod.c), which the
+ * build writes but does not install. A tree without modules needs none. The
+ * source tree's git HEAD, and whether tracked files changed since, tell two
+ * builds of one release apart: "6.1.192 base@1a2b3c4". contrib/vm-kbuild.sh
+ * leaves the build's seconds in kbuild.time.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vm.h"
+
+static int
+isfile(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The first line of DIR/NAME into buf; -1 when there is none. */
+static int
+firstline(const char *dir, const char *name, char *buf, size_t len)
+{
+	char p[PATH_MAX + 64];
+	FILE *f;
+	int r = -1;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if ((f = fopen(p, "re")) == NULL)
+		return -1;
+	if (fgets(buf, (int)len, f) != NULL) {
+		buf[strcspn(buf, "\n")] = '\0';
+		r = buf[0] != '\0' ? 0 : -1;
+	}
+	fclose(f);
+	return r;
+}
+
+/*
+ * `git -C src ARGS...`'s output into out (NUL-terminated, cut at len); -1
+ * when git is missing, fails, or src is no git work tree.
+ */
+static int
+git(const char *src, const char *a1, const char *a2, const char *a3, char *out,
+    size_t len)
+{
+	int fd[2], st;
+	size_t have = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fd[1], 1);
+		if (null != -1) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		execlp("git", "git", "-C", src, a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], out + have, len - 1 - have)) > 0 ||
+	    (n == -1 && errno == EINTR))
+		if (n > 0 && (have += (size_t)n) == len - 1)
+			break;
+	out[have] = '\0';
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The source tree's commit and state, when it is a git work tree. */
+static void
+gitstate(struct vm_kernel *k, const char *src)
+{
+	char out[4096];
+
+	k->dirty = -1;
+	if (git(src, "rev-parse", "--verify", "HEAD", out, sizeof(out)) == -1 ||
+	    strlen(out) < 41)
+		return;
+	snprintf(k->commit, sizeof(k->commit), "%.40s", out);
+	if (git(src, "status", "--porcelain", "--untracked-files=no", out,
+	        sizeof(out)) == 0)
+		k->dirty = out[0] != '\0';
+}
+
+/* A module's name as modules.c takes it: "fs/9p/9p.ko" -> 9p. */
+static void
+modname(const char *path, char *name, size_t len)
+{
+	const char *base =
+	    strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	size_t n = strcspn(base, ".");
+
+	snprintf(name, len, "%.*s", (int)n, base);
+	for (char *p = name; *p != '\0'; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+/* The depends= of the module at path (relative to dir), from its .mod.c. */
+static int
+depends(const char *dir, const char *path, char *out, size_t len)
+{
+	char p[PATH_MAX + 512], line[4096];
+	const char *key = "MODULE_INFO(depends, \"";
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%.*s.mod.c", dir,
+	    (int)(strlen(path) - strlen(".ko")), path);
+	if ((f = fopen(p, "re")) == NULL)
+		return -1;
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *s = strstr(line, key);
+
+		if (s != NULL) {
+			s += strlen(key);
+			snprintf(out, len, "%.*s", (int)strcspn(s, "\""), s);
+			break;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * DIR/modules.dep from DIR/modules.order, unless one is already there and
+ * newer: "fs/9p/9p.ko: fs/netfs/netfs.ko net/9p/9pnet.ko". 0 and *none
+ * set when the tree has no modules.
+ */
+static int
+moddep(const char *dir, int *none, char *err, size_t errlen)
+{
+	char order[PATH_MAX + 32], dep[PATH_MAX + 32], tmp[PATH_MAX + 48];
+	char line[PATH_MAX], deps[4096], name[256];
+	char **path = NULL;
+	struct stat so, sd;
+	size_t n = 0, cap = 0;
+	FILE *f, *o = NULL;
+	int r = -1;
+
+	*none = 1;
+	snprintf(order, sizeof(order), "%s/modules.order", dir);
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	if (stat(order, &so) == -1 || so.st_size == 0)
+		return 0;
+	*none = 0;
+	if (stat(dep, &sd) == 0 && sd.st_mtime >= so.st_mtime)
+		return 0;
+	if ((f = fopen(order, "re")) == NULL) {
+		snprintf(err, errlen, "cannot read '%s': %s", order,
+		    strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		size_t l = strcspn(line, "\n");
+		char **p;
+
+		/* 6.1 names the .ko; later kernels name the .o. */
+		if (l > 2 && strncmp(line + l - 2, ".o", 2) == 0)
+			l -= 2;
+		else if (l > 3 && strncmp(line + l - 3, ".ko", 3) == 0)
+			l -= 3;
+		else
+			continue;
+		if (n == cap) {
+			if ((p = realloc(path,
+			         (cap = cap * 2 + 64) * sizeof(*p))) == NULL)
+				goto nomem;
+			path = p;
+		}
+		if ((path[n] = malloc(l + 4)) == NULL)
+			goto nomem;
+		snprintf(path[n++], l + 4, "%.*s.ko", (int)l, line);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.ubcreplay.tmp", dep);
+	if ((o = fopen(tmp, "we")) == NULL) {
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (depends(dir, path[i], deps, sizeof(deps)) == -1) {
+			snprintf(err, errlen,
+			    "'%s': module %s is in modules.order but has no "
+			    ".mod.c: the build is incomplete",
+			    dir, path[i]);
+			goto out;
+		}
+		fprintf(o, "%s:", path[i]);
+		for (char *s = deps, *save = NULL, *d;
+		     (d = strtok_r(s, ",", &save)) != NULL; s = NULL) {
+			char want[256];
+
+			modname(d, want, sizeof(want));
+			for (size_t j = 0; j < n; j++) {
+				modname(path[j], name, sizeof(name));
+				if (strcmp(name, want) == 0) {
+					fprintf(o, " %s", path[j]);
+					break;
+				}
+			}
+		}
+		fputc('\n', o);
+	}
+	if (fclose(o) == EOF || rename(tmp, dep) == -1) {
+		o = NULL;
+		snprintf(
+		    err, errlen, "cannot write '%s': %s", dep, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	o = NULL;
+	r = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	if (o != NULL) {
+		fclose(o);
+		unlink(tmp);
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		free(path[i]);
+	free(path);
+	return r;
+}
+
+/*
+ * The source tree of dir: dir itself when it has the kernel's Kconfig, or
+ * where an O= build directory's 'source' link points.
+ */
+static int
+srctree(const char *dir, char *src, size_t len)
+{
+	char link[PATH_MAX + 16];
+	ssize_t n;
+
+	if (!isfile(dir, "Makefile"))
+		return -1;
+	if (isfile(dir, "Kconfig")) {
+		snprintf(src, len, "%s", dir);
+		return 0;
+	}
+	snprintf(link, sizeof(link), "%s/source", dir);
+	if ((n = readlink(link, src, len - 1)) <= 0)
+		return -1;
+	src[n] = '\0';
+	return isfile(src, "Kconfig") ? 0 : -1;
+}
+
+int
+vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
+{
+	char abs[PATH_MAX], src[PATH_MAX], rel[128], image[PATH_MAX + 32];
+	char secs[32];
+	const char *base;
+	int none;
+
+	if (realpath(dir, abs) == NULL) {
+		snprintf(err, errlen, "cannot open kernel tree '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (srctree(abs, src, sizeof(src)) == -1) {
+		snprintf(err, errlen,
+		    "'%s' is not a kernel tree (no Kconfig, nor a build "
+		    "directory's 'source' link to one)",
+		    dir);
+		return -1;
+	}
+	if (firstline(abs, "include/config/kernel.release", rel, sizeof(rel)) ==
+	        -1 ||
+	    !isfile(abs, "arch/x86/boot/bzImage")) {
+		snprintf(err, errlen,
+		    "kernel tree '%s' is not built (no %s): build it, e.g. "
+		    "with contrib/vm-kbuild.sh, or give its O= build "
+		    "directory",
+		    dir,
+		    isfile(abs, "arch/x86/boot/bzImage")
+		        ? "include/config/kernel.release"
+		        : "arch/x86/boot/bzImage");
+		return -1;
+	}
+	if (moddep(abs, &none, err, errlen) == -1)
+		return -1;
+	snprintf(image, sizeof(image), "%s/arch/x86/boot/bzImage", abs);
+	if (vm_kernel_open(k, image, none ? NULL : abs, err, errlen) == -1)
+		return -1;
+	if (strcmp(k->release, rel) != 0) {
+		snprintf(err, errlen,
+		    "kernel tree '%s': its bzImage is %s but the tree is "
+		    "configured for %s: rebuild it",
+		    dir, k->release, rel);
+		return -1;
+	}
+	if (none)
+		k->moddir[0] = '\0';
+	snprintf(k->tree, sizeof(k->tree), "%s", abs);
+	gitstate(k, src);
+	k->build_s = -1;
+	if (firstline(abs, "kbuild.time", secs, sizeof(secs)) == 0)
+		k->build_s = strtol(secs, NULL, 10);
+	base = strrchr(abs, '/') != NULL && strrchr(abs, '/')[1] != '\0'
+	    ? strrchr(abs, '/') + 1
+	    : abs;
+	if (k->commit[0] != '\0')
+		snprintf(k->name, sizeof(k->name), "%s %s@%.7s%s", k->release,
+		    base, k->commit, k->dirty == 1 ? "-dirty" : "");
+	else
+		snprintf(k->name, sizeof(k->name), "%s %s", k->release, base);
+	return 0;
+}
+
+const char *
+vm_kernel_name(const struct vm_kernel *k)
+{
+	return k->name[0] != '\0' ? k->name : k->release;
+}
