@@ -2,6 +2,9 @@
  * tar.c - the main job: `ubcreplay [options] ARCHIVE DIR` extracts the
  * archive into a fresh run directory under DIR while the probe watches the
  * devices behind DIR, -n times, then reports times and transfer sizes.
+ * A workload trace (`ubcreplay record`, known by its first bytes) is taken
+ * where an archive is: its set-up is made before each run's first mark,
+ * and its operations replayed in a phase named "replay".
  *
  * A run is three phases, each in its own child: extract, sync (--fsync end)
  * and remove (unless --keep). Before each run the target is synced, so that
@@ -27,6 +30,7 @@
 #include "../analysis/nfs_report.h"
 #include "cmd.h"
 #include "../replay/replay.h"
+#include "../model/wtrace.h"
 #include "../traces/mountstats.h"
 #include "../traces/nfs.h"
 #include "../traces/traces.h"
@@ -55,6 +59,8 @@ struct opts {
 	int drop_caches;
 	int keep;
 	int quiet;
+	int timing;   /* a trace at its recorded pace */
+	int is_trace; /* the workload is a trace, not an archive */
 	const char *archive;
 	const char *dir;
 };
@@ -64,6 +70,7 @@ enum {
 	OPT_FSYNC,
 	OPT_KEEP,
 	OPT_NFS_IFACE,
+	OPT_TIMING,
 	OPT_TRACE_OUT,
 	OPT_WATCH_DEV,
 	OPT_VERSION
@@ -74,6 +81,7 @@ static const struct option longopts[] = {
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"keep", no_argument, NULL, OPT_KEEP},
     {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
+    {"timing", no_argument, NULL, OPT_TIMING},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
     {"watch-dev", required_argument, NULL, OPT_WATCH_DEV},
     {"help", no_argument, NULL, 'h'},
@@ -156,6 +164,9 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_NFS_IFACE:
 			o->nfs_iface = optarg;
 			break;
+		case OPT_TIMING:
+			o->timing = 1;
+			break;
 		case OPT_TRACE_OUT:
 			o->trace_out = optarg;
 			break;
@@ -212,8 +223,9 @@ struct job {
 	const struct target *t;
 	struct probe *probe;
 	const struct replay_archive_info *info;
-	const char *archive; /* absolute */
-	int run;             /* the run going on, from 1 */
+	const struct replay_wtrace_info *winfo; /* when a trace */
+	const char *archive;                    /* absolute */
+	int run;                                /* the run going on, from 1 */
 	char rundir[PATH_MAX];
 	/*
 	 * The target and the run directory, held open: a run directory is
@@ -317,10 +329,35 @@ drop_rundir(struct job *j, int idx)
 	j->runfd = -1;
 }
 
+/*
+ * A trace's set-up: what the recorded command found in place, made in the
+ * run directory in a child of its own, then synced, all before the run's
+ * first mark, so that none of it is counted as the workload's.
+ */
+static int
+trace_setup(struct job *j, char *err, size_t errlen)
+{
+	struct replay_wtrace_job wj = {.trace = j->archive,
+	    .rundir = j->rundir,
+	    .info = j->winfo,
+	    .timing = 0};
+	struct replay_outcome out;
+
+	if (replay_child(replay_wtrace_setup, &wj, 0, NULL, NULL, &out, err,
+	        errlen) == -1)
+		return -1;
+	if (out.report.failed) {
+		snprintf(err, errlen, "%s", out.report.error);
+		return -1;
+	}
+	return replay_syncfs(j->o->dir, err, errlen);
+}
+
 /* Runs one repetition into run. Returns -1 when it must not go on. */
 static int
 one_run(struct job *j, int idx, struct run_result *run)
 {
+	struct replay_wtrace_job wj;
 	struct replay_tar_job tj;
 	const char *what;
 	char err[768], tmpl[PATH_MAX];
@@ -351,6 +388,8 @@ one_run(struct job *j, int idx, struct run_result *run)
 		goto cleanup;
 	}
 	j->run = idx;
+	if (j->o->is_trace && trace_setup(j, err, sizeof(err)) == -1)
+		goto cleanup;
 	probe_label(j->probe, "between");
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
@@ -363,9 +402,15 @@ one_run(struct job *j, int idx, struct run_result *run)
 	    .info = j->info,
 	    .progress = !j->o->quiet && isatty(STDERR_FILENO),
 	    .run = idx};
+	wj = (struct replay_wtrace_job){.trace = j->archive,
+	    .rundir = j->rundir,
+	    .info = j->winfo,
+	    .timing = j->o->timing};
 	p = &run->phase[run->nphase++];
-	if (phase(j, "extract", replay_tar_extract, &tj, p, err, sizeof(err)) ==
-	    -1)
+	if ((j->o->is_trace ? phase(j, "replay", replay_wtrace_run, &wj, p, err,
+	                          sizeof(err))
+	                    : phase(j, "extract", replay_tar_extract, &tj, p,
+	                          err, sizeof(err))) == -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
 	/* Someone else's doing explains the extraction's failure best. */
@@ -475,8 +520,20 @@ wire_filter(const struct target *t, char *buf, size_t len)
 
 static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
-    const struct run_result *first)
+    const struct replay_wtrace_info *winfo, const struct run_result *first)
 {
+	if (o->is_trace)
+		return json_pack(
+		    "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:s,s:b,s:b}",
+		    "trace", o->archive, "format", "ubcreplay workload trace",
+		    "operations", (json_int_t)winfo->ops, "threads",
+		    (json_int_t)winfo->threads, "recorded_ns",
+		    (json_int_t)winfo->duration_ns, "entries",
+		    (json_int_t)first->phase[0].entries, "bytes",
+		    (json_int_t)first->phase[0].bytes, "recorded_write_bytes",
+		    (json_int_t)winfo->write_bytes, "timing", o->timing,
+		    "fsync", fsync_name(o->fsync), "drop_caches",
+		    o->drop_caches, "keep", o->keep);
 	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
 	    o->archive, "format", info->format, "filter", info->filter,
 	    "entries", (json_int_t)first->phase[0].entries, "bytes",
@@ -503,6 +560,7 @@ int
 cmd_tar(int argc, char **argv)
 {
 	struct replay_archive_info info;
+	struct replay_wtrace_info winfo;
 	struct run_result *runs;
 	struct result r;
 	struct opts o;
@@ -521,7 +579,18 @@ cmd_tar(int argc, char **argv)
 	}
 	if (check_dir(o.dir) == -1)
 		return EXIT_FAILURE;
-	if (replay_archive_identify(o.archive, &info, err, sizeof(err)) == -1) {
+	/* A workload trace says so in its first bytes; else an archive. */
+	memset(&info, 0, sizeof(info));
+	memset(&winfo, 0, sizeof(winfo));
+	o.is_trace = wtrace_is(o.archive);
+	if (o.timing && !o.is_trace) {
+		warnx("--timing: '%s' is not a workload trace", o.archive);
+		return EXIT_USAGE;
+	}
+	if ((o.is_trace ? replay_wtrace_identify(
+	                      o.archive, &winfo, err, sizeof(err))
+	                : replay_archive_identify(
+	                      o.archive, &info, err, sizeof(err))) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -557,6 +626,7 @@ cmd_tar(int argc, char **argv)
 	j.o = &o;
 	j.t = &t;
 	j.info = &info;
+	j.winfo = &winfo;
 	j.archive = archive;
 	j.runfd = -1;
 	if ((j.dirfd = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
@@ -631,10 +701,10 @@ cmd_tar(int argc, char **argv)
 		snprintf(label, sizeof(label), "%s %s", t.fstype, t.options);
 		o.label = label;
 	}
-	r.kind = "tar";
+	r.kind = o.is_trace ? "trace" : "tar";
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
-	r.workload = workload_json(&o, &info, &runs[0]);
+	r.workload = workload_json(&o, &info, &winfo, &runs[0]);
 	r.ntarget = 1;
 	r.targets = &t;
 	r.probe = j.probe;

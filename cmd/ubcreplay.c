@@ -22,6 +22,7 @@ static const struct {
     {"matrix", cmd_matrix},
     {"nfs", cmd_nfs},
     {"vm", cmd_vm},
+    {"record", cmd_record},
 };
 
 int

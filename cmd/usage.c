@@ -12,8 +12,8 @@
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
-    "                 [--keep] [--nfs-iface interface] [--trace-out file]\n"
-    "                 [--watch-dev device] archive dir\n"
+    "                 [--keep] [--nfs-iface interface] [--timing]\n"
+    "                 [--trace-out file] [--watch-dev device] archive dir\n"
     "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
     "                 [--fail-if metric:change] [--svg file] result ...\n"
     "       ubcreplay report [--svg file] file\n"
@@ -43,7 +43,9 @@ static const char synopsis[] =
     "                    [--plan[=lines | github | gitlab]]\n"
     "                    [--queues n | cpus,...] [--size size]\n"
     "                    [--timeout seconds] archive | -- job ...\n"
-    "       ubcreplay vm --merge dir [--fail-if metric:change]\n";
+    "       ubcreplay vm --merge dir [--fail-if metric:change]\n"
+    "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
+    "       ubcreplay record -d trace\n";
 
 void
 usage_print(FILE *f)

@@ -113,6 +113,49 @@ int replay_remove_tree(const char *path, char *err, size_t errlen);
 int replay_remove_tree_at(
     int atfd, const char *name, const char *path, char *err, size_t errlen);
 
+/*
+ * The trace workload (wtrace.c): a recorded command's file operations
+ * (model/wtrace.h, `ubcreplay record`) done again in a run directory.
+ *
+ *	struct replay_wtrace_info info;
+ *	if (replay_wtrace_identify(path, &info, err, errlen) == -1) ...
+ *	job = {path, rundir, &info, timing};
+ *	replay_child(replay_wtrace_setup, &job, ...)	not measured
+ *	replay_child(replay_wtrace_run, &job, ...)	the workload
+ */
+struct replay_wtrace_info {
+	uint64_t ops, threads, files; /* records, threads, handles */
+	uint64_t write_ops, write_bytes;
+	uint64_t max_io;     /* the largest transfer, for the buffer */
+	int64_t duration_ns; /* of the recording */
+};
+
+/*
+ * Reads the trace and checks every record (paths, handles, sizes,
+ * symbolic links that would point out) before anything is written. The
+ * error names the trace, the record and what was wrong.
+ */
+int replay_wtrace_identify(const char *path, struct replay_wtrace_info *info,
+    char *err, size_t errlen);
+
+struct replay_wtrace_job {
+	const char *trace;  /* absolute */
+	const char *rundir; /* exists, empty */
+	const struct replay_wtrace_info *info;
+	int timing; /* wait for each operation's recorded time */
+};
+
+/* replay_fn: makes what the command found in place and did not make. */
+void replay_wtrace_setup(void *job, struct replay_report *rep);
+/* replay_fn: the operations, in their recorded order. */
+void replay_wtrace_run(void *job, struct replay_report *rep);
+
+/*
+ * Platform: opens path under dirfd without leaving it, through ".." or a
+ * symbolic link (openat2 RESOLVE_BENEATH, or a walk that follows none).
+ */
+int replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
 /* Platform: sync one filesystem; sync and drop the page cache. */
 int replay_syncfs(const char *path, char *err, size_t errlen);
 /* The same through an open descriptor; path names it in messages. */

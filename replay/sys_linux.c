@@ -1,8 +1,13 @@
 /*
- * sys_linux.c - syncing one filesystem and dropping the page cache, on Linux.
+ * sys_linux.c - syncing one filesystem, dropping the page cache, and
+ * opening a path that may not leave its directory, on Linux.
  */
+#include <sys/syscall.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,4 +59,24 @@ replay_drop_caches(char *err, size_t errlen)
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * openat2 with RESOLVE_BENEATH: symbolic links are followed only while
+ * they stay under dirfd, ".." never climbs out of it, and /proc's magic
+ * links are refused; the kernel decides, so no race can move a path out
+ * between a check and its use.
+ */
+int
+replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC);
+	/* O_TMPFILE holds O_DIRECTORY's bit: test it whole. */
+	how.mode =
+	    (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }

@@ -1,9 +1,14 @@
 /*
  * sys_other.c - syncing and dropping caches where Linux's calls are missing:
  * sync(2) syncs every filesystem, and there is no portable way to drop the
- * page cache, which we say rather than pretend.
+ * page cache, which we say rather than pretend; paths are walked without
+ * following symbolic links.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "replay.h"
@@ -29,5 +34,49 @@ int
 replay_drop_caches(char *err, size_t errlen)
 {
 	snprintf(err, errlen, "--drop-caches is not supported on this system");
+	return -1;
+}
+
+/*
+ * Without openat2, a path is walked a component at a time, none of them
+ * followed if it is a symbolic link (O_NOFOLLOW): stricter than Linux's
+ * RESOLVE_BENEATH, which follows links that stay inside. Paths reaching
+ * here have no "..", no empty component (model/wtrace.c refuses them).
+ */
+int
+replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	char comp[PATH_MAX];
+	const char *p = path, *slash;
+	int fd = dirfd, next;
+
+	while ((slash = strchr(p, '/')) != NULL) {
+		size_t n = (size_t)(slash - p);
+
+		if (n >= sizeof(comp)) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		next = openat(
+		    fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd != dirfd)
+			close(fd);
+		if ((fd = next) == -1)
+			return -1;
+		p = slash + 1;
+	}
+	next = openat(fd, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd != dirfd) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return next;
+fail:
+	if (fd != dirfd)
+		close(fd);
 	return -1;
 }

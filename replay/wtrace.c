@@ -1,0 +1,724 @@
+/*
+ * wtrace.c - the trace workload: a recorded command's file operations
+ * (model/wtrace.h) done again in a fresh run directory, without the
+ * command. Its write() calls, their sizes and places, its fsyncs, renames,
+ * links and removals reach the filesystem as they did when recorded; the
+ * bytes written are pseudo-random (a compressing or deduplicating
+ * filesystem would otherwise see zeros and lie), never the recorded data,
+ * which the trace does not hold.
+ *
+ * Operations are replayed in the order they were recorded, across all the
+ * threads (one thread replays them; see docs/workload-trace.md), as fast as
+ * they go, or at their recorded times (timing).
+ *
+ * The set-up (replay_wtrace_setup) makes, before the measured run, what
+ * the command found and did not make: files it read or renamed, removed,
+ * truncated, and the directories they are in, with the sizes its reads
+ * saw.
+ *
+ * Containment: every path is relative and free of ".." (the reader
+ * refuses others), is opened beneath the run directory
+ * (replay_open_beneath: a symbolic link that leads out is not followed),
+ * and a symbolic link's content may not point out of the run directory.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../model/wtrace.h"
+#include "replay.h"
+
+/* A read buffer bigger than this is not needed: reads ask less. */
+#define MAX_BUF (16u << 20)
+
+/* A set of paths, for the set-up's question "made by the trace yet?". */
+struct pathset {
+	struct pent {
+		struct pent *next;
+		uint64_t size; /* the extent read, for files made first */
+		int kind;      /* 0 file, 1 directory */
+		int pre;       /* there before the command ran */
+		char path[];
+	} * *b;
+	size_t nb;
+};
+
+static uint64_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static struct pent *
+ps_get(struct pathset *s, const char *p, int add)
+{
+	uint64_t k = hash(p) % s->nb;
+	struct pent *e;
+
+	for (e = s->b[k]; e != NULL; e = e->next)
+		if (strcmp(e->path, p) == 0)
+			return e;
+	if (!add || (e = calloc(1, sizeof(*e) + strlen(p) + 1)) == NULL)
+		return NULL;
+	strcpy(e->path, p);
+	e->next = s->b[k];
+	s->b[k] = e;
+	return e;
+}
+
+static void
+ps_free(struct pathset *s)
+{
+	for (size_t i = 0; i < s->nb; i++)
+		while (s->b[i] != NULL) {
+			struct pent *e = s->b[i];
+
+			s->b[i] = e->next;
+			free(e);
+		}
+	free(s->b);
+}
+
+/*
+ * Whether a symbolic link at path holding target stays in the run
+ * directory when followed: target is relative, and its ".." never climb
+ * above the top.
+ */
+static int
+link_inside(const char *path, const char *target)
+{
+	int depth = 0;
+	const char *c;
+
+	if (target[0] == '/')
+		return 0;
+	for (c = path; (c = strchr(c, '/')) != NULL; c++)
+		depth++;
+	for (c = target; *c != '\0';) {
+		const char *e = strchr(c, '/');
+		size_t n = e != NULL ? (size_t)(e - c) : strlen(c);
+
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (--depth < 0)
+				return 0;
+		} else if (n > 0 && !(n == 1 && c[0] == '.'))
+			depth++;
+		c += n + (e != NULL);
+	}
+	return 1;
+}
+
+int
+replay_wtrace_identify(
+    const char *path, struct replay_wtrace_info *info, char *err, size_t errlen)
+{
+	struct wtrace_rec r;
+	struct wtrace t;
+	int rv;
+
+	memset(info, 0, sizeof(*info));
+	if (wtrace_load(path, &t, err, errlen) == -1)
+		return -1;
+	/* Every record is checked now, before any run writes anything. */
+	while ((rv = wtrace_next(&t, &r, err, errlen)) == 1) {
+		uint64_t n = r.done > 0 ? (uint64_t)r.done : 0;
+
+		if (r.op == WT_SYMLINK && !link_inside(r.path, r.path2)) {
+			snprintf(err, errlen,
+			    "workload trace '%s': record %llu: symbolic link "
+			    "'%s' points outside the directory ('%s')",
+			    path, (unsigned long long)t.nrec, r.path, r.path2);
+			rv = -1;
+			break;
+		}
+		if (r.op == WT_WRITE || r.op == WT_COPY_RANGE) {
+			info->write_ops++;
+			info->write_bytes += n;
+		}
+		if (n > info->max_io)
+			info->max_io = n;
+		if ((r.op == WT_READ) && r.asked > info->max_io)
+			info->max_io = r.asked < MAX_BUF ? r.asked : MAX_BUF;
+		info->duration_ns = r.t_ns;
+	}
+	info->ops = t.nrec;
+	info->threads = t.nthread;
+	info->files = t.nopen;
+	wtrace_free(&t);
+	return rv == -1 ? -1 : 0;
+}
+
+/* Pseudo-random bytes, xorshift64*, from a seed per operation. */
+static void
+fill(unsigned char *buf, size_t n, uint64_t seed)
+{
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		uint64_t v = x * 2685821657736338717ULL;
+		memcpy(buf + i, &v, 8);
+	}
+	for (; i < n; i++)
+		buf[i] = (unsigned char)(x >> (8 * (i & 7)));
+}
+
+/* The directory containing path, made when missing; its fd, or -1. */
+static int
+parent_of(int root, const char *path, const char **base, int make)
+{
+	char dir[WTRACE_MAX_PATH];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (slash == NULL) {
+		*base = path;
+		return dup(root);
+	}
+	*base = slash + 1;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	fd = replay_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd == -1 && errno == ENOENT && make) {
+		const char *b;
+		int p = parent_of(root, dir, &b, 1);
+
+		if (p == -1)
+			return -1;
+		if (mkdirat(p, b, 0755) == -1 && errno != EEXIST) {
+			close(p);
+			return -1;
+		}
+		close(p);
+		fd = replay_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+	}
+	return fd;
+}
+
+static int
+fail(struct replay_report *rep, const struct wtrace *t,
+    const struct wtrace_rec *r, const char *what)
+{
+	snprintf(rep->error, sizeof(rep->error),
+	    "workload trace '%s': record %llu (%s%s%s): %s: %s", t->name,
+	    (unsigned long long)t->nrec, wtrace_op_name(r->op),
+	    r->path[0] != '\0' ? " " : "", r->path, what, strerror(errno));
+	return -1;
+}
+
+/*
+ * The directories a path is in, when the trace has not named them yet:
+ * the command found them in place (it made none of them before using them).
+ */
+static int
+note_parents(struct pathset *ps, const char *path)
+{
+	char dir[WTRACE_MAX_PATH];
+	struct pent *e;
+
+	for (const char *p = strchr(path, '/'); p != NULL;
+	     p = strchr(p + 1, '/')) {
+		memcpy(dir, path, (size_t)(p - path));
+		dir[p - path] = '\0';
+		if (ps_get(ps, dir, 0) != NULL)
+			continue;
+		if ((e = ps_get(ps, dir, 1)) == NULL)
+			return -1;
+		e->pre = 1;
+		e->kind = 1;
+	}
+	return 0;
+}
+
+/*
+ * What the command found in place: a pass over the trace that notes each
+ * path the first time it appears, and whether the command made it.
+ */
+static int
+scan(struct wtrace *t, struct pathset *ps, uint64_t **pre_of, char *err,
+    size_t errlen)
+{
+	struct wtrace_rec r;
+	uint64_t *h = calloc(t->nopen + 1 > 0 ? t->nopen + 1 : 1, sizeof(*h));
+	struct pent *e;
+	int rv;
+
+	/* nopen is known only once read; the identify pass read it. */
+	if (h == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	wtrace_rewind(t);
+	while ((rv = wtrace_next(t, &r, err, errlen)) == 1) {
+		int made = 0, pre = 0, dir = 0;
+
+		switch (r.op) {
+		case WT_OPEN:
+			made = (r.flags & WT_O_CREAT) != 0;
+			pre = !made && r.done >= 0;
+			dir = (r.flags & WT_O_DIRECTORY) != 0;
+			break;
+		case WT_MKDIR:
+			made = r.done >= 0;
+			pre = r.done == -EEXIST;
+			dir = 1;
+			break;
+		case WT_SYMLINK:
+			made = 1;
+			break;
+		case WT_RMDIR:
+			dir = 1;
+			pre = r.done >= 0;
+			break;
+		case WT_UNLINK:
+		case WT_RENAME:
+		case WT_LINK:
+		case WT_TRUNCATE:
+			pre = r.done >= 0;
+			break;
+		case WT_READ:
+		case WT_COPY_RANGE:
+			/* The size of a file made first: as far as it was read.
+			 */
+			if (r.h < t->nopen + 1 && h[r.h] != 0 && r.done > 0) {
+				e = (struct pent *)(uintptr_t)h[r.h];
+				if (e->pre &&
+				    r.off + (uint64_t)r.done > e->size)
+					e->size = r.off + (uint64_t)r.done;
+			}
+			continue;
+		default:
+			continue;
+		}
+		/* Only a call that worked says its directories were there. */
+		if (r.done < 0)
+			;
+		else if (note_parents(ps, r.path) == -1 ||
+		    ((r.op == WT_RENAME || r.op == WT_LINK) &&
+		        note_parents(ps, r.path2) == -1)) {
+			snprintf(err, errlen, "out of memory");
+			free(h);
+			return -1;
+		}
+		if (ps_get(ps, r.path, 0) == NULL) {
+			if ((e = ps_get(ps, r.path, 1)) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				free(h);
+				return -1;
+			}
+			e->pre = pre && !made;
+			e->kind = dir;
+			if (r.op == WT_OPEN && r.h != 0 && e->pre)
+				h[r.h] = (uint64_t)(uintptr_t)e;
+		} else if (r.op == WT_OPEN && r.h != 0) {
+			e = ps_get(ps, r.path, 0);
+			if (e->pre)
+				h[r.h] = (uint64_t)(uintptr_t)e;
+		}
+		if ((r.op == WT_RENAME || r.op == WT_LINK) &&
+		    ps_get(ps, r.path2, 1) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			free(h);
+			return -1;
+		}
+	}
+	*pre_of = h;
+	return rv;
+}
+
+void
+replay_wtrace_setup(void *arg, struct replay_report *rep)
+{
+	const struct replay_wtrace_job *job = arg;
+	struct pathset ps = {.nb = 4096};
+	unsigned char *buf = NULL;
+	uint64_t *h = NULL;
+	struct wtrace t;
+	int root = -1;
+
+	rep->failed = 1;
+	if (wtrace_load(job->trace, &t, rep->error, sizeof(rep->error)) == -1)
+		return;
+	if ((ps.b = calloc(ps.nb, sizeof(*ps.b))) == NULL ||
+	    (buf = malloc(1 << 20)) == NULL) {
+		snprintf(rep->error, sizeof(rep->error), "out of memory");
+		goto out;
+	}
+	/* The first pass counts the handles; the second uses them. */
+	{
+		struct wtrace_rec r;
+		int rv;
+
+		while ((rv = wtrace_next(
+		            &t, &r, rep->error, sizeof(rep->error))) == 1)
+			;
+		if (rv == -1)
+			goto out;
+	}
+	if (scan(&t, &ps, &h, rep->error, sizeof(rep->error)) == -1)
+		goto out;
+	if ((root = open(job->rundir,
+	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(rep->error, sizeof(rep->error),
+		    "cannot open run directory '%s': %s", job->rundir,
+		    strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < ps.nb; i++)
+		for (struct pent *e = ps.b[i]; e != NULL; e = e->next) {
+			const char *base;
+			int p, fd;
+
+			if (!e->pre)
+				continue;
+			if ((p = parent_of(root, e->path, &base, 1)) == -1)
+				goto sys;
+			if (e->kind) {
+				if (mkdirat(p, base, 0755) == -1 &&
+				    errno != EEXIST) {
+					close(p);
+					goto sys;
+				}
+				close(p);
+				rep->entries++;
+				continue;
+			}
+			fd = openat(p, base,
+			    O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+			close(p);
+			if (fd == -1)
+				goto sys;
+			for (uint64_t off = 0; off < e->size;) {
+				size_t n = e->size - off < (1 << 20)
+				    ? (size_t)(e->size - off)
+				    : (size_t)(1 << 20);
+
+				fill(buf, n, off ^ hash(e->path));
+				if (pwrite(fd, buf, n, (off_t)off) !=
+				    (ssize_t)n) {
+					close(fd);
+					goto sys;
+				}
+				off += n;
+				rep->bytes += n;
+			}
+			close(fd);
+			rep->entries++;
+			continue;
+		sys:
+			snprintf(rep->error, sizeof(rep->error),
+			    "set-up of workload trace '%s': cannot make '%s': "
+			    "%s",
+			    job->trace, e->path, strerror(errno));
+			goto out;
+		}
+	rep->failed = 0;
+out:
+	if (root != -1)
+		close(root);
+	free(h);
+	free(buf);
+	ps_free(&ps);
+	wtrace_free(&t);
+}
+
+static int
+open_flags(uint64_t w)
+{
+	int f = (w & WT_O_READ) && (w & WT_O_WRITE) ? O_RDWR
+	    : (w & WT_O_WRITE)                      ? O_WRONLY
+	                                            : O_RDONLY;
+
+	f |= (w & WT_O_CREAT) ? O_CREAT : 0;
+	f |= (w & WT_O_EXCL) ? O_EXCL : 0;
+	f |= (w & WT_O_TRUNC) ? O_TRUNC : 0;
+	f |= (w & WT_O_APPEND) ? O_APPEND : 0;
+#ifdef O_DIRECT
+	f |= (w & WT_O_DIRECT) ? O_DIRECT : 0;
+#endif
+	f |= (w & WT_O_SYNC) ? O_SYNC : 0;
+	f |= (w & WT_O_DSYNC) ? O_DSYNC : 0;
+	f |= (w & WT_O_DIRECTORY) ? O_DIRECTORY : 0;
+	return f;
+}
+
+static void
+wait_until(int64_t t0, int64_t at_ns)
+{
+	int64_t now = replay_now_ns() - t0;
+	struct timespec ts;
+
+	if (at_ns <= now)
+		return;
+	ts.tv_sec = (at_ns - now) / 1000000000;
+	ts.tv_nsec = (at_ns - now) % 1000000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* A path operation at the record's path(s), through their parents. */
+static int
+path_op(int root, const struct wtrace_rec *r)
+{
+	const char *b1, *b2;
+	int p1, p2 = -1, rv = -1, fd;
+
+	if ((p1 = parent_of(root, r->path, &b1, 0)) == -1)
+		return -1;
+	switch (r->op) {
+	case WT_MKDIR:
+		rv = mkdirat(p1, b1, 0755);
+		break;
+	case WT_RMDIR:
+		rv = unlinkat(p1, b1, AT_REMOVEDIR);
+		break;
+	case WT_UNLINK:
+		rv = unlinkat(p1, b1, 0);
+		break;
+	case WT_SYMLINK:
+		rv = symlinkat(r->path2, p1, b1);
+		break;
+	case WT_TRUNCATE:
+		if ((fd = replay_open_beneath(root, r->path, O_WRONLY, 0)) !=
+		    -1) {
+			rv = ftruncate(fd, (off_t)r->off);
+			close(fd);
+		}
+		break;
+	case WT_RENAME:
+	case WT_LINK:
+		if ((p2 = parent_of(root, r->path2, &b2, 0)) == -1)
+			break;
+		rv = r->op == WT_RENAME ? renameat(p1, b1, p2, b2)
+		                        : linkat(p1, b1, p2, b2, 0);
+		break;
+	default:
+		break;
+	}
+	if (p2 != -1) {
+		int e = errno;
+
+		close(p2);
+		errno = e;
+	}
+	{
+		int e = errno;
+
+		close(p1);
+		errno = e;
+	}
+	return rv;
+}
+
+/* The application layer: each write-like call, by the bytes it wrote. */
+static void
+count_write(struct replay_report *rep, int64_t rv)
+{
+	if (rv <= 0)
+		return;
+	rep->app_ops++;
+	rep->app_bytes += (uint64_t)rv;
+	hist_add(&rep->app_size, (uint64_t)rv, 1);
+	rep->bytes += (uint64_t)rv;
+}
+
+/*
+ * A setattr: the values were not recorded, only what changed; setting the
+ * mode the file has, no owner (-1, -1) and the time now dirties the inode
+ * as the command's call did. A path is opened beneath the run directory.
+ */
+static int
+setattr(int root, int fd, const struct wtrace_rec *r)
+{
+	struct stat st;
+	int own = fd == -1, rv = 0;
+
+	if (own && (fd = replay_open_beneath(root, r->path, O_RDONLY, 0)) == -1)
+		return -1;
+	if ((r->flags & WT_ATTR_MODE) &&
+	    (fstat(fd, &st) == -1 || fchmod(fd, st.st_mode & 07777) == -1))
+		rv = -1;
+	if ((r->flags & WT_ATTR_OWNER) &&
+	    fchown(fd, (uid_t)-1, (gid_t)-1) == -1)
+		rv = -1;
+	if ((r->flags & WT_ATTR_TIMES) && futimens(fd, NULL) == -1)
+		rv = -1;
+	if (own) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return rv;
+}
+
+/* One record; -1 when one that succeeded when recorded fails now. */
+static int
+one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
+    size_t buflen, const struct wtrace *t, const struct wtrace_rec *r,
+    struct replay_report *rep)
+{
+	int fd = r->h != 0 ? fds[r->h] : -1, fd2 = r->h2 != 0 ? fds[r->h2] : -1;
+	uint64_t n = r->done > 0 ? (uint64_t)r->done : 0;
+	int64_t rv = 0;
+	int handle = r->op != WT_OPEN && r->op != WT_SYNC && r->h != 0;
+
+	(void)job;
+	/* An operation on a file that did not open here is not done. */
+	if (handle && (fd == -1 || (r->op == WT_COPY_RANGE && fd2 == -1)))
+		return r->done < 0 ? 0 : (errno = EBADF, -1);
+	if (n > buflen)
+		n = buflen;
+	switch (r->op) {
+	case WT_OPEN:
+		rv = replay_open_beneath(
+		    root, r->path, open_flags(r->flags), 0644);
+		if (r->h != 0)
+			fds[r->h] = (int)rv;
+		else if (rv >= 0)
+			close((int)rv);
+		break;
+	case WT_CLOSE:
+		rv = close(fd);
+		fds[r->h] = -1;
+		break;
+	case WT_READ: {
+		size_t ask = r->asked < buflen ? (size_t)r->asked : buflen;
+
+		rv = pread(fd, buf, ask, (off_t)r->off);
+		break;
+	}
+	case WT_WRITE:
+		fill(buf, (size_t)n, t->nrec);
+		rv = (r->flags & WT_APPEND)
+		    ? write(fd, buf, (size_t)n)
+		    : pwrite(fd, buf, (size_t)n, (off_t)r->off);
+		count_write(rep, rv);
+		break;
+	case WT_COPY_RANGE: {
+		loff_t oi = (loff_t)r->off, oo = (loff_t)r->off2;
+
+		rv = copy_file_range(fd, &oi, fd2, &oo, (size_t)n, 0);
+		count_write(rep, rv);
+		break;
+	}
+	case WT_FSYNC:
+		rv = fsync(fd);
+		break;
+	case WT_FDATASYNC:
+		rv = fdatasync(fd);
+		break;
+	case WT_SYNC_FILE_RANGE:
+		rv = sync_file_range(fd, (off_t)r->off, (off_t)r->asked,
+		    (unsigned)r->flags &
+		        (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		            SYNC_FILE_RANGE_WAIT_AFTER));
+		break;
+	case WT_FALLOCATE:
+		rv = fallocate(
+		    fd, (int)(r->flags & 0x7f), (off_t)r->off, (off_t)r->asked);
+		break;
+	case WT_FTRUNCATE:
+		rv = ftruncate(fd, (off_t)r->off);
+		break;
+	case WT_SYNCFS:
+		rv = syncfs(fd);
+		break;
+	case WT_SYNC:
+		/* Only the filesystem under test: sync(2) would be all. */
+		rv = syncfs(root);
+		break;
+	case WT_MMAP:
+		/* The stores were not seen; nothing to do them with. */
+		return 0;
+	case WT_SETATTR:
+		rv = setattr(root, fd, r);
+		break;
+	default:
+		rv = path_op(root, r);
+		break;
+	}
+	rep->entries++;
+	if (rv < 0 && r->done >= 0)
+		return -1;
+	return 0;
+}
+
+void
+replay_wtrace_run(void *arg, struct replay_report *rep)
+{
+	const struct replay_wtrace_job *job = arg;
+	struct wtrace_rec r;
+	struct wtrace t;
+	unsigned char *buf = NULL;
+	size_t buflen;
+	int *fds = NULL, root = -1, rv;
+	int64_t t0;
+
+	rep->failed = 1;
+	if (wtrace_load(job->trace, &t, rep->error, sizeof(rep->error)) == -1)
+		return;
+	buflen = job->info->max_io > 4096 ? (size_t)job->info->max_io : 4096;
+	buflen = (buflen + 4095) & ~(size_t)4095;
+	/* Aligned, for O_DIRECT. */
+	if (posix_memalign((void **)&buf, 4096, buflen) != 0 ||
+	    (fds = malloc((job->info->files + 1) * sizeof(*fds))) == NULL) {
+		snprintf(rep->error, sizeof(rep->error), "out of memory");
+		goto out;
+	}
+	for (uint64_t i = 0; i <= job->info->files; i++)
+		fds[i] = -1;
+	if ((root = open(job->rundir,
+	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(rep->error, sizeof(rep->error),
+		    "cannot open run directory '%s': %s", job->rundir,
+		    strerror(errno));
+		goto out;
+	}
+	t0 = replay_now_ns();
+	while (
+	    (rv = wtrace_next(&t, &r, rep->error, sizeof(rep->error))) == 1) {
+		if (r.h > job->info->files || r.h2 > job->info->files) {
+			snprintf(rep->error, sizeof(rep->error),
+			    "workload trace '%s' changed since it was "
+			    "checked",
+			    job->trace);
+			goto out;
+		}
+		if (job->timing)
+			wait_until(t0, r.t_ns);
+		if (one(job, root, fds, buf, buflen, &t, &r, rep) == -1) {
+			fail(rep, &t, &r,
+			    "succeeded when recorded, failed in the replay");
+			goto out;
+		}
+	}
+	if (rv == -1)
+		goto out;
+	rep->failed = 0;
+out:
+	if (fds != NULL)
+		for (uint64_t i = 0; i <= job->info->files; i++)
+			if (fds[i] != -1)
+				close(fds[i]);
+	if (root != -1)
+		close(root);
+	free(fds);
+	free(buf);
+	wtrace_free(&t);
+}

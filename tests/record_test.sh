@@ -1,0 +1,229 @@
+#! /usr/bin/env atf-sh
+# record_test.sh - `ubcreplay record` and the trace workload, against
+# instruments that are not ubcreplay: strace -y for the write() calls a
+# command made under the directory, find(1) for the tree a replay leaves,
+# and hostile traces written by an independent encoder (tests/mkwtrace.py).
+
+. "$(atf_get_srcdir)/../../tests/lib.sh"
+
+# A workload of the shell's tools: files made by several processes,
+# writes of several sizes, O_DIRECT, O_APPEND, fsync, renames, links,
+# symbolic links, removals, a truncate, a directory removed, a chmod and a
+# touch (attributes: only that they changed).
+workload()
+{
+	mkdir -p w/sub w/gone
+	echo hello >w/a
+	dd if=/dev/urandom of=w/b bs=12345 count=3 2>/dev/null
+	dd if=/dev/urandom of=w/direct bs=8k count=4 oflag=direct 2>/dev/null || \
+	    dd if=/dev/urandom of=w/direct bs=8k count=4 2>/dev/null
+	for i in 1 2 3; do echo "line $i" >>w/sub/log; done
+	cat w/b >w/sub/copy
+	sync w/sub/copy
+	mv w/sub/copy w/sub/moved
+	ln w/a w/hard
+	ln -s ../a w/sub/sym
+	truncate -s 100 w/b
+	rm w/hard
+	rmdir w/gone
+	chmod 600 w/a
+	touch w/b
+}
+
+# The sizes of write-like calls on files under DIR, one a line, sorted,
+# from strace -y's annotated descriptors.
+strace_writes()
+{
+	sed -n 's/^[0-9]* *\(write\|pwrite64\|writev\|pwritev\|copy_file_range\)(.*<\([^>]*\)>.* = \([0-9][0-9]*\)$/\2 \3/p' "$1" |
+	    awk -v dir="$2/" 'index($1, dir) == 1 && $2 > 0 { print $2 }' | sort -n
+}
+
+trace_writes()
+{
+	"$ubc" record -d "$1" | awk '($3 == "write" || $3 == "copy_file_range") {
+	    sub("done=", "", $10); if ($10 > 0) print $10 }' | sort -n
+}
+
+atf_test_case strace_agrees
+strace_agrees_head()
+{
+	atf_set "descr" "record sees the write() calls strace -f -y sees under the directory, by size"
+}
+strace_agrees_body()
+{
+	require_prog strace
+	mkdir src
+	export -f workload 2>/dev/null || true
+	(cd src && "$ubc" record -q -o ../w.trace.gz -- sh -c "$(type workload | sed 1d); workload") ||
+	    atf_fail "record failed"
+	rm -rf src && mkdir src
+	(cd src && strace -f -y -qq -e trace=write,pwrite64,writev,pwritev,copy_file_range \
+	    -o ../strace.out sh -c "$(type workload | sed 1d); workload") || atf_fail "strace failed"
+	strace_writes strace.out "$PWD/src" >want
+	trace_writes w.trace.gz >got
+	[ -s want ] || atf_fail "strace saw no writes"
+	diff want got >&2 || atf_fail "the trace's write sizes differ from strace's"
+	# The operations strace cannot be asked for by size: each is there.
+	"$ubc" record -d w.trace.gz >dump
+	for op in "rename .* w/sub/copy w/sub/moved" "link .* w/a w/hard" \
+	    "symlink .* w/sub/sym ../a" "unlink .* w/hard" "rmdir .* w/gone" \
+	    "fsync" "f?truncate .*off=100" "setattr .*flags=0x1 .* w/a" \
+	    "setattr .*flags=0x4"; do
+		grep -Eq " $op" dump || atf_fail "no '$op' in the trace"
+	done
+	grep ' open .* w/direct$' dump | grep -q 'flags=0x.[4-7].' ||
+	    grep -q ' open .*flags=0x5[0-9a-f] .* w/direct$' dump ||
+	    atf_fail "O_DIRECT not recorded: $(grep w/direct dump | head -1)"
+	grep ' open .* w/sub/log$' dump | grep -q 'flags=0x2' ||
+	    atf_fail "O_APPEND not recorded"
+}
+
+atf_test_case replay_tree
+replay_tree_head()
+{
+	atf_set "descr" "a replay leaves the tree the command left: names, types, sizes, links; bytes not zeros"
+}
+replay_tree_body()
+{
+	mkdir src d
+	(cd src && "$ubc" record -q -o ../w.trace -- sh -c "$(type workload | sed 1d); workload") ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --keep w.trace d 2>err || atf_fail "replay failed: $(cat err)"
+	run=$(ls -d d/ubcreplay-run.*)
+	(cd src && find . -printf '%p %y %s %l %n\n' | sort) >want
+	(cd "$run" && find . -printf '%p %y %s %l %n\n' | sort) >got
+	diff want got >&2 || atf_fail "the replay's tree differs from the command's"
+	# Written bytes are not zeros (nor a copy of what was recorded).
+	[ "$(tr -d '\000' <"$run/w/sub/moved" | wc -c)" -gt 30000 ] ||
+	    atf_fail "the replay wrote zeros"
+	cmp -s src/w/sub/moved "$run/w/sub/moved" && atf_fail "the data was recorded"
+	true
+}
+
+atf_test_case git_tree
+git_tree_head()
+{
+	atf_set "descr" "git clone's replay (lock files, renames, legacy unlink and symlink calls) leaves the tree git left"
+}
+git_tree_body()
+{
+	require_prog git
+	mkdir -p src d r
+	(cd src && git init -q && for i in 1 2 3 4 5; do seq $((i * 1000)) >f$i; done &&
+	    ln -s f1 link && git add -A && git -c user.name=t -c user.email=t@t commit -qm t) ||
+	    atf_fail "cannot make the repository"
+	"$ubc" record -q -o g.trace -C d -- git clone -q --no-hardlinks "$PWD/src" d/repo ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --keep g.trace r 2>err || atf_fail "replay failed: $(cat err)"
+	(cd d && find . -printf '%p %y %s %l\n' | sort) >want
+	(cd r/ubcreplay-run.* && find . -printf '%p %y %s %l\n' | sort) >got
+	diff want got >&2 || atf_fail "the replay's tree differs from git's"
+}
+
+atf_test_case setup_files
+setup_files_head()
+{
+	atf_set "descr" "files the command read but did not make are made before the run, as large as read"
+}
+setup_files_body()
+{
+	mkdir -p src/in src/empty d
+	head -c 300000 /dev/urandom >src/in/data
+	(cd src && "$ubc" record -q -o ../r.trace -- sh -c 'cat in/data >out; rm in/data; echo y >empty/new') ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --keep -o r.json r.trace d 2>err || atf_fail "replay failed: $(cat err)"
+	run=$(ls -d d/ubcreplay-run.*)
+	[ "$(stat -c %s "$run/out")" -eq 300000 ] || atf_fail "out is not 300000 bytes"
+	[ ! -e "$run/in/data" ] || atf_fail "in/data was not removed by the replay"
+	[ "$(stat -c %s "$run/empty/new")" -eq 2 ] || atf_fail "empty/new was not made in the directory found in place"
+}
+
+atf_test_case bsdtar_app_layer
+bsdtar_app_layer_head()
+{
+	atf_set "descr" "bsdtar -x's replay makes the write() calls strace saw bsdtar make: count and bytes"
+}
+bsdtar_app_layer_body()
+{
+	require_prog bsdtar
+	require_prog strace
+	mkdir x y d
+	"$ubc" record -q -o b.trace.gz -C x -- bsdtar -xf "$small" -C x || atf_fail "record failed"
+	strace -f -y -qq -e trace=write,pwrite64,writev -o strace.out bsdtar -xf "$small" -C y ||
+	    atf_fail "strace failed"
+	strace_writes strace.out "$PWD/y" >want
+	"$ubc" -q -p none -o r.json b.trace.gz d 2>err || atf_fail "replay failed: $(cat err)"
+	ops=$(json r.json "d['runs'][0]['phases'][0]['app_write']['ops']")
+	bytes=$(json r.json "d['runs'][0]['phases'][0]['app_write']['bytes']")
+	[ "$ops" -eq "$(wc -l <want)" ] || atf_fail "replay made $ops write() calls, bsdtar $(wc -l <want)"
+	[ "$bytes" -eq "$(awk '{ s += $1 } END { print s }' want)" ] ||
+	    atf_fail "replay wrote $bytes bytes, bsdtar $(awk '{ s += $1 } END { print s }' want)"
+}
+
+atf_test_case hostile
+hostile_head()
+{
+	atf_set "descr" "hostile traces ('..', absolute paths, symlinks out, giant sizes, truncation) are refused, nothing written"
+}
+hostile_body()
+{
+	python3 "$top/tests/mkwtrace.py" h || atf_fail "mkwtrace.py failed"
+	mkdir d outside
+	echo canary >outside/canary
+	find . -path ./d -prune -o -print | sort >before
+	n=0
+	while IFS="$(printf '\t')" read -r name want; do
+		n=$((n + 1))
+		"$ubc" -q -p none -o r.json "h/$name.trace" d >out 2>err
+		rc=$?
+		[ $rc -eq 1 ] || atf_fail "$name: exit $rc, not 1"
+		grep -qF -- "$want" err || atf_fail "$name: message lacks '$want': $(cat err)"
+		grep -qF -- "h/$name.trace" err || atf_fail "$name: message does not name the trace"
+		[ ! -e r.json ] || atf_fail "$name: a result was written"
+		[ -z "$(ls d)" ] || atf_fail "$name: left $(ls d) in the target"
+	done <h/EXPECT
+	find . -path ./d -prune -o -print | grep -v -e "^./r.json$" -e "^./out$" -e "^./err$" -e "^./after$" -e "^./before$" | sort >after
+	grep -v -e "^./out$" -e "^./err$" -e "^./before$" before | diff - after >&2 || atf_fail "something changed outside"
+	[ "$(cat outside/canary)" = canary ] || atf_fail "canary changed"
+	echo "hostile traces: $n tried, 0 escapes"
+}
+
+atf_test_case bad_usage
+bad_usage_head()
+{
+	atf_set "descr" "record without a command is a usage error; a command that fails gives its status"
+}
+bad_usage_body()
+{
+	atf_check -s exit:2 -e match:"expected a command" "$ubc" record
+	atf_check -s exit:3 -e ignore "$ubc" record -o t.trace -- sh -c 'exit 3'
+	atf_check -s exit:1 -e match:"no-such-program" "$ubc" record -o u.trace -- no-such-program
+	[ ! -e u.trace ] || atf_fail "a trace was left for a command that never ran"
+}
+
+atf_test_case terminated
+terminated_head()
+{
+	atf_set "descr" "a SIGTERM to the recorder goes to the command; the trace of what it did is written, no temporary file left"
+}
+terminated_body()
+{
+	atf_check -s exit:143 -e ignore "$ubc" record -o t.trace -- \
+	    sh -c 'echo x >f; kill -TERM $PPID; sleep 30; echo never >g'
+	"$ubc" record -d t.trace >dump || atf_fail "the trace cannot be read"
+	grep -q ' write .*done=2$' dump || atf_fail "the write before the signal is not in the trace"
+	[ ! -e g ] || atf_fail "the command was not stopped"
+	[ -z "$(ls | grep tmp)" ] || atf_fail "a temporary file was left: $(ls)"
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case terminated
+	atf_add_test_case strace_agrees
+	atf_add_test_case replay_tree
+	atf_add_test_case git_tree
+	atf_add_test_case setup_files
+	atf_add_test_case bsdtar_app_layer
+	atf_add_test_case hostile
+	atf_add_test_case bad_usage
+}
