@@ -459,8 +459,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->timeout_ns = (int64_t)v * 1000000000;
 			break;
 		case 'b':
-			if (cmd_parse_int("--boot-timeout", optarg, 1, 7 * 86400,
-			        &v) == -1)
+			if (cmd_parse_int("--boot-timeout", optarg, 1,
+			        7 * 86400, &v) == -1)
 				return -1;
 			o->boot_timeout_ns = (int64_t)v * 1000000000;
 			break;
