@@ -70,6 +70,16 @@ json()
 	/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# kernel SERIES: the newest bzImage of a Debian package of that series
+# under build/kernels (6.1 or 6.12), or a skip.
+kernel()
+{
+	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
+	    2>/dev/null | sort -V | tail -1)
+	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
+	echo "$k"
+}
+
 # What the tests of `ubcreplay vm` (vm_test, ktree_test) share: guests
 # start from the test's own directory and leave nothing behind.
 

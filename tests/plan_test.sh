@@ -10,15 +10,6 @@
 
 VMOPTS="--mem 512 --cpus 1 --timeout 900"
 
-# kernel SERIES: the newest bzImage of that Debian series under build/kernels.
-kernel()
-{
-	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
-	    2>/dev/null | sort -V | tail -1)
-	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
-	echo "$k"
-}
-
 atf_test_case lines
 lines_head()
 {

@@ -11,14 +11,6 @@
 
 VMOPTS="--mem 512 --cpus 1 --timeout 900"
 
-kernel()
-{
-	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
-	    2>/dev/null | sort -V | tail -1)
-	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
-	echo "$k"
-}
-
 # Three TCP ports nothing holds now, for slurmctld and slurmd.
 free_ports()
 {

@@ -22,16 +22,6 @@ require_qemu()
 	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
 }
 
-# kernel SERIES: the newest bzImage of a Debian package of that series
-# under build/kernels (6.1 or 6.12), or a skip.
-kernel()
-{
-	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
-	    2>/dev/null | sort -V | tail -1)
-	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
-	echo "$k"
-}
-
 # The release a package's directory names: linux-image-REL.
 pkgrel()
 {
@@ -390,16 +380,6 @@ machine_refused_body()
 	bad "'1' twice" --cpus 1,1 -k "$k" -o out "$small"
 	bad "one machine" --bisect --cpus 1,2 --fail-if write.ops:+1% \
 	    -k "$k" -k "$k" -o out "$small"
-}
-
-# bad EXPECT ARGS...: exit 2 with a message matching EXPECT, nothing left.
-bad()
-{
-	expect=$1
-	shift
-	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
-	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
-	no_leftovers
 }
 
 atf_test_case not_a_kernel
