@@ -70,6 +70,16 @@ json()
 	/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# lock_lo: waits until no other test on this machine, of this suite or of
+# another run at the same time, serves NFS on port 2049 or captures NFS on
+# lo, then holds that until the test's process ends (the lock is on a
+# descriptor the test keeps open).
+lock_lo()
+{
+	exec 9>/tmp/ubcreplay-test-lo.lock &&
+	    flock 9 || atf_fail "cannot lock /tmp/ubcreplay-test-lo.lock"
+}
+
 # kernel SERIES: the newest bzImage of a Debian package of that series
 # under build/kernels (6.1 or 6.12), or a skip.
 kernel()

@@ -43,6 +43,8 @@ stop_pid() {
 }
 
 ganesha_v3_body() {
+	. "$(atf_get_srcdir)/../../tests/lib.sh"
+	lock_lo
 	top=$(atf_config_get top "$(atf_get_srcdir)/../..")
 	for c in ganesha.nfsd rpcbind nfs-cp tcpdump tshark python3 ss; do
 		command -v $c >/dev/null || atf_skip "$c is not installed"

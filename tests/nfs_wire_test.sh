@@ -18,6 +18,7 @@ run_share_head()
 }
 run_share_body()
 {
+	lock_lo
 	require_root "captures on lo"
 	require_prog tcpreplay
 	mkdir d
