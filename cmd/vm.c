@@ -97,20 +97,23 @@ struct vm_opts {
 };
 
 /*
- * A knob's comma-separated list into k. word, when not NULL, is a value
- * that is not a number ("cpus" for --queues, the clocks for --clock); each
- * element goes through one(), which gives the value or -1 when wrong.
+ * A knob's comma-separated list into k, each element (an empty one too)
+ * through one(), which gives the value or says what is wrong with it.
  */
 static int
 knob(const char *opt, const char *list, struct knob *k,
     int (*one)(const char *opt, const char *s, int *v))
 {
-	char buf[256], *save = NULL;
+	char buf[256], *e = buf, *next;
 
 	k->n = 0;
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (char *e = strtok_r(buf, ",", &save); e != NULL;
-	     e = strtok_r(NULL, ",", &save)) {
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf)) {
+		warnx("%s '%s': too long", opt, list);
+		return -1;
+	}
+	do {
+		if ((next = strchr(e, ',')) != NULL)
+			*next++ = '\0';
 		if (k->n == MAX_KNOB) {
 			warnx("%s: more than %d values", opt, MAX_KNOB);
 			return -1;
@@ -123,11 +126,7 @@ knob(const char *opt, const char *list, struct knob *k,
 				return -1;
 			}
 		k->n++;
-	}
-	if (k->n == 0) {
-		warnx("%s '%s': no value", opt, list);
-		return -1;
-	}
+	} while ((e = next) != NULL);
 	return 0;
 }
 
