@@ -586,7 +586,7 @@ signal_body()
 
 # A qemu-system-x86_64 that says its version, keeps the initramfs it is
 # given as ./initrd.gz and fails: the cell ends there.
-fake_qemu()
+initrd_qemu()
 {
 	mkdir -p fakebin
 	cat >fakebin/qemu-system-x86_64 <<EOF
@@ -613,7 +613,7 @@ before_boot()
 {
 	use_tmp
 	require_prog bsdtar
-	fake_qemu
+	initrd_qemu
 	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
 	k=$(kernel 6.1)
 }
