@@ -1388,9 +1388,10 @@ merge(struct run *r)
 static void
 run_free(struct run *r, char (*names)[PATH_MAX])
 {
+	/* Modules per kernel and filesystem; results per cell, machines too. */
 	size_t n = r->o->nkernel * r->o->nfstype;
 
-	for (size_t i = 0; r->doc != NULL && i < n; i++)
+	for (size_t i = 0; r->doc != NULL && i < n * r->o->nmachine; i++)
 		json_decref(r->doc[i]);
 	for (size_t i = 0; r->mods != NULL && i < n; i++)
 		vm_modules_free(&r->mods[i]);

@@ -31,17 +31,22 @@ def bucket(v):
 
 
 def cmp_bpftrace(result, btout):
+    """Writes bucket for bucket and byte for byte. Reads: bpftrace counts
+    the device over a wider window than the job's phases, and something
+    else on the machine (a probe of a new block device's first blocks)
+    may read it then; the job writes, nothing else does. So the tool may
+    count fewer reads than bpftrace, never more."""
     d = json.load(open(result))
     tool = {'read': {}, 'write': {}}
-    tbytes = 0
+    tbytes = {'read': 0, 'write': 0}
     for dv in devices(d):
         for k in tool:
-            tbytes += dv[k]['bytes']
+            tbytes[k] += dv[k]['bytes']
             for b in dv[k]['size_hist']['buckets']:
                 tool[k][b['min_bytes']] = \
                     tool[k].get(b['min_bytes'], 0) + b['count']
     bt = {'read': {}, 'write': {}}
-    bbytes = 0
+    bbytes = {'read': 0, 'write': 0}
     names = {'r': 'read', 'w': 'write'}
     for line in open(btout):
         m = re.match(r'@([rw])\[(\d+)\]: (\d+)', line)
@@ -50,16 +55,19 @@ def cmp_bpftrace(result, btout):
             bt[k][lo] = bt[k].get(lo, 0) + int(m.group(3))
         m = re.match(r'@([rw])b: (\d+)', line)
         if m:
-            bbytes += int(m.group(2))
+            bbytes[names[m.group(1)]] += int(m.group(2))
     ok = True
     for k in tool:
         for lo in sorted(set(tool[k]) | set(bt[k])):
             a, b = tool[k].get(lo, 0), bt[k].get(lo, 0)
-            ok &= a == b
+            good = a == b if k == 'write' else a <= b
+            ok &= good
             print('%-5s %10d  ubcreplay %7d  bpftrace %7d%s'
-                  % (k, lo, a, b, '' if a == b else '  <-- differs'))
-    print('bytes: ubcreplay %d, bpftrace %d' % (tbytes, bbytes))
-    ok &= tbytes == bbytes
+                  % (k, lo, a, b, '' if good else '  <-- differs'))
+        print('%s bytes: ubcreplay %d, bpftrace %d'
+              % (k, tbytes[k], bbytes[k]))
+    ok &= tbytes['write'] == bbytes['write']
+    ok &= tbytes['read'] <= bbytes['read']
     if sum(sum(h.values()) for h in bt.values()) == 0:
         print('bpftrace counted nothing: not a comparison')
         ok = False
