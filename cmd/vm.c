@@ -133,47 +133,30 @@ knob(const char *opt, const char *list, struct knob *k,
 static int
 one_cpus(const char *opt, const char *s, int *v)
 {
-	long long l;
-
-	if (cmd_parse_int(opt, s, 1, 64, &l) == -1)
-		return -1;
-	*v = (int)l;
-	return 0;
+	return cmd_parse_intv(opt, s, 1, 64, v);
 }
 
 static int
 one_mem(const char *opt, const char *s, int *v)
 {
-	long long l;
-
-	if (cmd_parse_int(opt, s, 128, 1 << 20, &l) == -1)
-		return -1;
-	*v = (int)l;
-	return 0;
+	return cmd_parse_intv(opt, s, 128, 1 << 20, v);
 }
 
 /* A number of queues, or "cpus": one per vCPU (0). */
 static int
 one_queues(const char *opt, const char *s, int *v)
 {
-	long long l;
-
 	if (strcmp(s, "cpus") == 0) {
 		*v = 0;
 		return 0;
 	}
-	if (cmd_parse_int(opt, s, 1, 64, &l) == -1)
-		return -1;
-	*v = (int)l;
-	return 0;
+	return cmd_parse_intv(opt, s, 1, 64, v);
 }
 
 /* realtime (-1), icount (shift 0) or icount:SHIFT. */
 static int
 one_clock(const char *opt, const char *s, int *v)
 {
-	long long l;
-
 	if (strcmp(s, "realtime") == 0) {
 		*v = -1;
 		return 0;
@@ -182,12 +165,8 @@ one_clock(const char *opt, const char *s, int *v)
 		*v = 0;
 		return 0;
 	}
-	if (strncmp(s, "icount:", 7) == 0) {
-		if (cmd_parse_int(opt, s + 7, 0, 10, &l) == -1)
-			return -1;
-		*v = (int)l;
-		return 0;
-	}
+	if (strncmp(s, "icount:", 7) == 0)
+		return cmd_parse_intv(opt, s + 7, 0, 10, v);
 	warnx("%s '%s' is not realtime, icount or icount:SHIFT (0 to 10)", opt,
 	    s);
 	return -1;
