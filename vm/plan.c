@@ -109,11 +109,11 @@ int
 vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
     const struct vm_plan_inputs *in, char *err, size_t errlen)
 {
-	json_t *ids = json_array();
+	json_t *ids = json_array(), *keys = json_array();
 
 	memset(p, 0, sizeof(*p));
 	p->cells = json_array();
-	if (ids == NULL || p->cells == NULL)
+	if (ids == NULL || keys == NULL || p->cells == NULL)
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		json_t *key = describe(&conf[i], in, 1);
@@ -125,13 +125,13 @@ vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
 		 * The same cell asked for again (-k K -k K, to see the noise)
 		 * is another cell: its key says which time it is.
 		 */
-		for (size_t j = 0; key != NULL && j < i; j++) {
-			json_t *other = describe(&conf[j], in, 1);
-
-			again += json_equal(key, other);
-			json_decref(other);
-		}
-		if (again > 0)
+		for (size_t j = 0; key != NULL && j < i; j++)
+			again += json_equal(key, json_array_get(keys, j));
+		if (key == NULL || json_array_append_new(keys, key) == -1)
+			key = NULL;
+		else if (again == 0)
+			json_incref(key);
+		else if ((key = json_deep_copy(key)) != NULL)
 			json_object_set_new(key, "again", json_integer(again));
 		if (key == NULL || d == NULL || digest_of(key, id) == -1) {
 			json_decref(key);
@@ -150,9 +150,11 @@ vm_plan_make(struct vm_plan *p, const struct vm_cell_conf *conf, size_t n,
 	if (digest_of(ids, p->id) == -1)
 		goto oom;
 	json_decref(ids);
+	json_decref(keys);
 	return 0;
 oom:
 	json_decref(ids);
+	json_decref(keys);
 	vm_plan_free(p);
 	snprintf(err, errlen, "out of memory");
 	return -1;
