@@ -1,7 +1,10 @@
 #!/bin/sh
 # deps.sh - install what ubcreplay's build, tests or benchmarks need.
 #
-#   sh contrib/deps.sh build|test|bench|all
+#   sh contrib/deps.sh build|test|bench|kbuild|all
+#
+# kbuild is what building a kernel tree for `vm -k` needs (contrib/vm-kbuild.sh,
+# Debian's 6.1 source for the from-source tests); the tests take it too.
 #
 # On Debian it installs the missing packages with apt-get (as root); elsewhere
 # it prints the packages to install and fails, rather than guess.
@@ -12,14 +15,16 @@ test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util
       bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump chrony
       nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils libnfs-dev nfs-kernel-server clang valgrind
       iproute2 procps busybox-static qemu-system-x86 jq file git"
+kbuild="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache git"
 bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
 
 case "${1:-all}" in
 build) want=$build ;;
-test)  want="$build $test" ;;
-bench) want="$build $bench" ;;
-all)   want="$build $test $bench" ;;
-*)     echo "usage: deps.sh build|test|bench|all" >&2; exit 2 ;;
+test)  want="$build $test $kbuild" ;;
+bench) want="$build $bench $kbuild" ;;
+kbuild) want="$build $kbuild" ;;
+all)   want="$build $test $bench $kbuild" ;;
+*)     echo "usage: deps.sh build|test|bench|kbuild|all" >&2; exit 2 ;;
 esac
 
 if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -29,7 +29,8 @@
 # the tree with the guest's config incrementally in one build directory
 # outside it and prints that directory. UBCREPLAY names the binary
 # (default: ubcreplay in PATH). The base (-b) is a kernel image or a built
-# tree, as `ubcreplay vm -k` takes them.
+# tree, as `ubcreplay vm -k` takes them. Each step's line on stderr says
+# how long it built and how long it measured.
 #
 # Exit status, as git bisect run reads it: 0 good (no gate failed), 1 bad
 # (a gate failed: `ubcreplay vm` exited 1), 125 skip (the kernel did not
@@ -100,6 +101,7 @@ commit=$(git rev-parse --short HEAD 2>/dev/null) ||
 
 # The build, its output kept apart from the path it prints.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vm-bisect.XXXXXX") || abort "cannot make a temporary directory"
+t0=$(date +%s)
 if ! sh -c "$build" >"$tmp/build.out"; then
 	echo "$me: $commit: the build failed: skip" >&2
 	exit 125
@@ -113,6 +115,8 @@ if [ -z "$kernel" ] || [ ! -e "$kernel" ]; then
 	echo "$me: $commit: the build named no kernel that exists ('$kernel'): skip" >&2
 	exit 125
 fi
+
+t1=$(date +%s)
 
 if [ -n "$keep" ]; then
 	out=$keep/$commit
@@ -141,7 +145,7 @@ if [ -n "$baseres" ]; then
 			abort "the base kernel '$base' did not measure"
 		}
 		echo "$key" >"$baseres/key"
-		echo "$me: the base measured once, into $baseres" >&2
+		echo "$me: the base measured once, into $baseres ($(($(date +%s) - t1)) s)" >&2
 	fi
 	baseone=$(ls "$baseres"/results/*.json 2>/dev/null)
 	[ "$(echo "$baseone" | wc -l)" -eq 1 ] && [ -f "$baseone" ] ||
@@ -167,7 +171,8 @@ case $v in
 1) what=bad ;;
 *) what=skip ;;
 esac
-echo "$me: $commit: $kernel: ubcreplay vm exited $rc: $what" >&2
+t2=$(date +%s)
+echo "$me: $commit: $kernel: ubcreplay vm exited $rc: $what (built in $((t1 - t0)) s, measured in $((t2 - t1)) s)" >&2
 [ -z "$keep" ] || cat "$tmp/vm.out" "$tmp/vm.err" >"$keep/$commit.log"
 [ "$v" -eq 0 ] || tail -n 5 "$tmp/vm.err" | sed "s/^/$me:   /" >&2
 exit "$v"

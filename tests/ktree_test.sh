@@ -341,6 +341,16 @@ from_source_body()
 	[ "$(grep -c 'the base measured once' bisect.err)" -eq 1 ] ||
 	    atf_fail "the base was not measured exactly once: $(grep base bisect.err)"
 	no_leftovers
+	# What the closing note and the docs quote (kyua report --verbose
+	# --results-filter passed shows it).
+	for f in build-base.err build-regress.err build-unrelated.err build-base2.err; do
+		grep 'built ' "$f" | sed "s/^/$f: /"
+	done
+	for f in reg unrel self; do
+		echo "== $f" && cat "$f"
+	done
+	echo "== git bisect run" && grep -v '^vm-bisect.sh:   ' bisect.err &&
+	    grep 'first bad commit' bisect.out
 }
 
 atf_init_test_cases()
