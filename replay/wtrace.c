@@ -663,11 +663,13 @@ struct shared {
 	int *fds;
 	int64_t t0;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	unsigned char *done;       /* by operation */
-	uint64_t lowest;           /* every operation before it is done */
-	uint64_t live;             /* threads started and not ended */
-	int stop;                  /* one failed: the others end */
+	pthread_cond_t cv;    /* an operation done, or the replay stopped */
+	pthread_cond_t ended; /* a thread ended */
+	uint64_t waiting;     /* on cv: no broadcast when none */
+	unsigned char *done;  /* by operation */
+	uint64_t lowest;      /* every operation before it is done */
+	uint64_t live;        /* threads started and not ended */
+	int stop;             /* one failed: the others end */
 	struct replay_report *rep; /* each thread's counts, its end */
 };
 
@@ -688,8 +690,11 @@ wait_for(struct shared *s, uint64_t i)
 
 	pthread_mutex_lock(&s->mu);
 	for (uint64_t d = o->dep_at[i]; d < o->dep_at[i + 1] && !s->stop; d++)
-		while (!s->done[o->dep[d]] && !s->stop)
+		while (!s->done[o->dep[d]] && !s->stop) {
+			s->waiting++;
 			pthread_cond_wait(&s->cv, &s->mu);
+			s->waiting--;
+		}
 	rv = s->stop ? -1 : 0;
 	pthread_mutex_unlock(&s->mu);
 	return rv;
@@ -702,7 +707,8 @@ finish(struct shared *s, uint64_t i)
 	s->done[i] = 1;
 	while (s->lowest < s->o->nops && s->done[s->lowest])
 		s->lowest++;
-	pthread_cond_broadcast(&s->cv);
+	if (s->waiting > 0)
+		pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -788,6 +794,7 @@ worker(void *arg)
 	hist_merge(&s->rep->app_size, &mine.app_size);
 	s->live--;
 	pthread_cond_broadcast(&s->cv);
+	pthread_cond_signal(&s->ended);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -813,8 +820,11 @@ start_all(struct shared *s, struct worker *w)
 
 		pthread_mutex_lock(&s->mu);
 		while (!s->stop && s->live >= MAX_LIVE &&
-		    s->lowest < o->list[o->first[k]])
+		    s->lowest < o->list[o->first[k]]) {
+			s->waiting++;
 			pthread_cond_wait(&s->cv, &s->mu);
+			s->waiting--;
+		}
 		if (s->stop) {
 			pthread_mutex_unlock(&s->mu);
 			break;
@@ -838,7 +848,7 @@ start_all(struct shared *s, struct worker *w)
 	pthread_attr_destroy(&attr);
 	pthread_mutex_lock(&s->mu);
 	while (s->live > 0)
-		pthread_cond_wait(&s->cv, &s->mu);
+		pthread_cond_wait(&s->ended, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -877,9 +887,11 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 	}
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
+	pthread_cond_init(&s.ended, NULL);
 	s.t0 = replay_now_ns();
 	start_all(&s, w);
 	pthread_cond_destroy(&s.cv);
+	pthread_cond_destroy(&s.ended);
 	pthread_mutex_destroy(&s.mu);
 	rep->failed = s.stop;
 out:
