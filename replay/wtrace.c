@@ -653,8 +653,17 @@ one(int root, int *fds, unsigned char *buf, size_t buflen, uint64_t nrec,
  * The replay's threads, one a recorded thread, and what they share. An
  * operation waits until the earlier ones it depends on (wtrace_order.h)
  * are done; fds, by handle, needs no lock of its own: an open and every
- * use of its handle are ordered through the mutex.
+ * use of its handle are ordered through the mutex. A thread waiting for
+ * operation d waits on slot d % NSLOTS, so that an operation done wakes
+ * few threads, not every one.
  */
+#define NSLOTS 64
+
+struct slot {
+	pthread_cond_t cv;
+	uint64_t waiting; /* no broadcast when none */
+};
+
 struct shared {
 	const struct replay_wtrace_job *job;
 	const struct wtrace *t;
@@ -663,13 +672,13 @@ struct shared {
 	int *fds;
 	int64_t t0;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;    /* an operation done, or the replay stopped */
-	pthread_cond_t ended; /* a thread ended */
-	uint64_t waiting;     /* on cv: no broadcast when none */
-	unsigned char *done;  /* by operation */
-	uint64_t lowest;      /* every operation before it is done */
-	uint64_t live;        /* threads started and not ended */
-	int stop;             /* one failed: the others end */
+	struct slot slot[NSLOTS]; /* an operation done, or the replay stopped */
+	pthread_cond_t starter;   /* a thread ended, or lowest moved on */
+	int gated;                /* the starter waits for lowest to move */
+	unsigned char *done;      /* by operation */
+	uint64_t lowest;          /* every operation before it is done */
+	uint64_t live;            /* threads started and not ended */
+	int stop;                 /* one failed: the others end */
 	struct replay_report *rep; /* each thread's counts, its end */
 };
 
@@ -691,9 +700,11 @@ wait_for(struct shared *s, uint64_t i)
 	pthread_mutex_lock(&s->mu);
 	for (uint64_t d = o->dep_at[i]; d < o->dep_at[i + 1] && !s->stop; d++)
 		while (!s->done[o->dep[d]] && !s->stop) {
-			s->waiting++;
-			pthread_cond_wait(&s->cv, &s->mu);
-			s->waiting--;
+			struct slot *sl = &s->slot[o->dep[d] % NSLOTS];
+
+			sl->waiting++;
+			pthread_cond_wait(&sl->cv, &s->mu);
+			sl->waiting--;
 		}
 	rv = s->stop ? -1 : 0;
 	pthread_mutex_unlock(&s->mu);
@@ -707,8 +718,10 @@ finish(struct shared *s, uint64_t i)
 	s->done[i] = 1;
 	while (s->lowest < s->o->nops && s->done[s->lowest])
 		s->lowest++;
-	if (s->waiting > 0)
-		pthread_cond_broadcast(&s->cv);
+	if (s->slot[i % NSLOTS].waiting > 0)
+		pthread_cond_broadcast(&s->slot[i % NSLOTS].cv);
+	if (s->gated && s->lowest > i)
+		pthread_cond_signal(&s->starter);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -720,7 +733,9 @@ halt(struct shared *s, const char *msg)
 	if (!s->stop)
 		snprintf(s->rep->error, sizeof(s->rep->error), "%s", msg);
 	s->stop = 1;
-	pthread_cond_broadcast(&s->cv);
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_broadcast(&s->slot[n].cv);
+	pthread_cond_signal(&s->starter);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -793,8 +808,7 @@ worker(void *arg)
 	s->rep->app_bytes += mine.app_bytes;
 	hist_merge(&s->rep->app_size, &mine.app_size);
 	s->live--;
-	pthread_cond_broadcast(&s->cv);
-	pthread_cond_signal(&s->ended);
+	pthread_cond_signal(&s->starter);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
@@ -821,9 +835,9 @@ start_all(struct shared *s, struct worker *w)
 		pthread_mutex_lock(&s->mu);
 		while (!s->stop && s->live >= MAX_LIVE &&
 		    s->lowest < o->list[o->first[k]]) {
-			s->waiting++;
-			pthread_cond_wait(&s->cv, &s->mu);
-			s->waiting--;
+			s->gated = 1;
+			pthread_cond_wait(&s->starter, &s->mu);
+			s->gated = 0;
 		}
 		if (s->stop) {
 			pthread_mutex_unlock(&s->mu);
@@ -848,7 +862,7 @@ start_all(struct shared *s, struct worker *w)
 	pthread_attr_destroy(&attr);
 	pthread_mutex_lock(&s->mu);
 	while (s->live > 0)
-		pthread_cond_wait(&s->ended, &s->mu);
+		pthread_cond_wait(&s->starter, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -886,12 +900,14 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 		goto out;
 	}
 	pthread_mutex_init(&s.mu, NULL);
-	pthread_cond_init(&s.cv, NULL);
-	pthread_cond_init(&s.ended, NULL);
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_init(&s.slot[n].cv, NULL);
+	pthread_cond_init(&s.starter, NULL);
 	s.t0 = replay_now_ns();
 	start_all(&s, w);
-	pthread_cond_destroy(&s.cv);
-	pthread_cond_destroy(&s.ended);
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_destroy(&s.slot[n].cv);
+	pthread_cond_destroy(&s.starter);
 	pthread_mutex_destroy(&s.mu);
 	rep->failed = s.stop;
 out:
