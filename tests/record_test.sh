@@ -223,6 +223,21 @@ ordered_across_threads_body()
 	diff want got >&2 || atf_fail "the replay's tree differs from the command's"
 }
 
+atf_test_case timing
+timing_head()
+{
+	atf_set "descr" "--timing keeps a thread's recorded gap: a write made a second after the start is not replayed sooner"
+}
+timing_body()
+{
+	mkdir src d
+	(cd src && "$ubc" record -q -o ../t.trace -- sh -c '(sleep 1; echo b >b) & echo a >a; wait') ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --timing -o r.json t.trace d 2>err || atf_fail "replay failed: $(cat err)"
+	ns=$(json r.json "d['runs'][0]['phases'][0]['elapsed_ns']")
+	[ "$ns" -ge 1000000000 ] || atf_fail "replayed in $ns ns, sooner than the recorded second"
+}
+
 atf_test_case hostile
 hostile_head()
 {
@@ -290,5 +305,6 @@ atf_init_test_cases()
 	atf_add_test_case hostile
 	atf_add_test_case make_threads
 	atf_add_test_case ordered_across_threads
+	atf_add_test_case timing
 	atf_add_test_case bad_usage
 }
