@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "../analysis/compare.h"
+#include "../model/wtrace.h"
+#include "../replay/replay.h"
 #include "../vm/vm.h"
 #include "cmd.h"
 
@@ -624,9 +626,24 @@ check(struct run *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-		/* ganesha's export is a directory on the host, not the disk. */
-		if ((o->nfs_server == NULL ||
-		        strcmp(o->nfs_server, "ganesha") != 0) &&
+		/*
+		 * A workload trace reaches the guest as an archive does (the
+		 * host's files, read-only) and is checked whole here, before
+		 * any boot. How much of the disk it fills is known only by
+		 * running it: a full disk fails the run, naming the record.
+		 * An archive must fit the disk (ganesha's export is a
+		 * directory on the host, not the disk).
+		 */
+		if (wtrace_is(r->archive)) {
+			struct replay_wtrace_info wi;
+
+			if (replay_wtrace_identify(r->archive, &wi, errbuf,
+			        sizeof(errbuf)) == -1) {
+				warnx("%s", errbuf);
+				return -1;
+			}
+		} else if ((o->nfs_server == NULL ||
+		               strcmp(o->nfs_server, "ganesha") != 0) &&
 		    vm_image_fits(r->archive, o->size_bytes, errbuf,
 		        sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);

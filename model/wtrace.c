@@ -324,7 +324,7 @@ wtrace_rewind(struct wtrace *t)
 
 /* What is wrong with a record, in itself and against those before it. */
 static const char *
-check(const struct wtrace *t, const struct wtrace_rec *r)
+check(const struct wtrace_place *at, const struct wtrace_rec *r)
 {
 	int handle = r->op == WT_CLOSE || r->op == WT_READ ||
 	    r->op == WT_WRITE || r->op == WT_FSYNC || r->op == WT_FDATASYNC ||
@@ -347,15 +347,15 @@ check(const struct wtrace *t, const struct wtrace_rec *r)
 		return "an unknown operation";
 	if (r->thread >= WTRACE_MAX_THREADS)
 		return "a thread number too large";
-	if (r->thread > t->nthread)
+	if (r->thread > at->nthread)
 		return "a thread numbered out of order";
-	if (handle && (r->h == 0 || r->h > t->nopen))
+	if (handle && (r->h == 0 || r->h > at->nopen))
 		return "a handle that was never opened";
-	if (r->op == WT_COPY_RANGE && (r->h2 == 0 || r->h2 > t->nopen))
+	if (r->op == WT_COPY_RANGE && (r->h2 == 0 || r->h2 > at->nopen))
 		return "a handle that was never opened";
 	if (r->op == WT_OPEN && (r->flags & ~(uint64_t)WT_O_ALL) != 0)
 		return "unknown open flags";
-	if (r->op == WT_OPEN && r->h != (r->done >= 0 ? t->nopen + 1 : 0))
+	if (r->op == WT_OPEN && r->h != (r->done >= 0 ? at->nopen + 1 : 0))
 		return "an open whose handle is not the next one";
 	if ((one || two || r->op == WT_SYMLINK) && !wtrace_path_ok(r->path))
 		return "a path that is empty, absolute or has '..'";
@@ -372,26 +372,33 @@ check(const struct wtrace *t, const struct wtrace_rec *r)
 	return NULL;
 }
 
-int
-wtrace_next(struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen)
+/*
+ * The record at a place, checked against the reader's state there; *end
+ * is where the next one starts.
+ */
+static int
+decode(const struct wtrace *t, const struct wtrace_place *at,
+    struct wtrace_rec *r, size_t *end, char *err, size_t errlen)
 {
-	struct rd c = {.p = t->buf + t->pos, .left = t->len - t->pos};
+	struct rd c = {.p = t->buf + at->pos, .left = t->len - at->pos};
+	uint64_t nrec = at->nrec;
+	int64_t last_ns = at->last_ns;
 	const char *bad;
 	uint64_t dt, z;
 
-	if (t->ended)
-		return 0;
 	memset(r, 0, sizeof(*r));
 	if (c.left == 0) {
 		snprintf(err, errlen,
 		    "workload trace '%s' is truncated after %llu records (no "
 		    "end record)",
-		    t->name, (unsigned long long)t->nrec);
+		    t->name, (unsigned long long)nrec);
 		return -1;
 	}
 	r->op = *c.p++;
 	c.left--;
-	r->thread = (uint32_t)rd_varint(&c);
+	/* Clamped, not cut: 2^32 must not read as thread 0. */
+	dt = rd_varint(&c);
+	r->thread = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
 	dt = rd_varint(&c);
 	r->h = rd_varint(&c);
 	r->h2 = rd_varint(&c);
@@ -404,25 +411,39 @@ wtrace_next(struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen)
 	rd_str(&c, r->path, sizeof(r->path));
 	rd_str(&c, r->path2, sizeof(r->path2));
 	if ((bad = c.bad) == NULL) {
-		if (dt > (uint64_t)INT64_MAX - (uint64_t)t->last_ns)
+		if (dt > (uint64_t)INT64_MAX - (uint64_t)last_ns)
 			bad = "a time beyond the clock's range";
 		else
-			bad = check(t, r);
+			bad = check(at, r);
 	}
-	if (bad == NULL && r->op == WT_END && r->asked != t->nrec)
+	if (bad == NULL && r->op == WT_END && r->asked != nrec)
 		bad = "an end record that counts another number of records";
 	if (bad == NULL && r->op == WT_END && c.left != 0)
 		bad = "bytes after the end record";
 	if (bad != NULL) {
 		snprintf(err, errlen,
 		    "workload trace '%s': record %llu (%s): %s", t->name,
-		    (unsigned long long)t->nrec + 1, wtrace_op_name(r->op),
-		    bad);
+		    (unsigned long long)nrec + 1, wtrace_op_name(r->op), bad);
 		return -1;
 	}
-	t->last_ns += (int64_t)dt;
-	r->t_ns = t->last_ns;
-	t->pos = t->len - c.left;
+	r->t_ns = last_ns + (int64_t)dt;
+	*end = t->len - c.left;
+	return 0;
+}
+
+int
+wtrace_next(struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen)
+{
+	struct wtrace_place at;
+	size_t end;
+
+	if (t->ended)
+		return 0;
+	wtrace_tell(t, &at);
+	if (decode(t, &at, r, &end, err, errlen) == -1)
+		return -1;
+	t->last_ns = r->t_ns;
+	t->pos = end;
 	if (r->thread == t->nthread)
 		t->nthread++;
 	if (r->op == WT_OPEN && r->h != 0)
@@ -433,6 +454,30 @@ wtrace_next(struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen)
 	}
 	t->nrec++;
 	return 1;
+}
+
+void
+wtrace_tell(const struct wtrace *t, struct wtrace_place *p)
+{
+	p->pos = t->pos;
+	p->nrec = t->nrec;
+	p->nopen = t->nopen;
+	p->nthread = t->nthread;
+	p->last_ns = t->last_ns;
+}
+
+int
+wtrace_read_at(const struct wtrace *t, const struct wtrace_place *p,
+    struct wtrace_rec *r, char *err, size_t errlen)
+{
+	size_t end;
+
+	if (p->pos > t->len) {
+		snprintf(err, errlen, "workload trace '%s': no record at %zu",
+		    t->name, p->pos);
+		return -1;
+	}
+	return decode(t, p, r, &end, err, errlen);
 }
 
 void

@@ -139,6 +139,20 @@ int wtrace_load_mem(const void *p, size_t len, const char *name,
  */
 int wtrace_next(
     struct wtrace *t, struct wtrace_rec *r, char *err, size_t errlen);
+/*
+ * Where the record wtrace_next gives next is, and the reader's state
+ * there. wtrace_read_at reads the record at such a place again, checked
+ * as wtrace_next checked it, without moving t: for readers that take the
+ * records out of order, from several threads at once (the replay).
+ */
+struct wtrace_place {
+	size_t pos;
+	uint64_t nrec, nopen, nthread; /* before it */
+	int64_t last_ns;
+};
+void wtrace_tell(const struct wtrace *t, struct wtrace_place *p);
+int wtrace_read_at(const struct wtrace *t, const struct wtrace_place *p,
+    struct wtrace_rec *r, char *err, size_t errlen);
 /* Back to the first record. */
 void wtrace_rewind(struct wtrace *t);
 void wtrace_free(struct wtrace *t);

@@ -147,7 +147,10 @@ struct replay_wtrace_job {
 
 /* replay_fn: makes what the command found in place and did not make. */
 void replay_wtrace_setup(void *job, struct replay_report *rep);
-/* replay_fn: the operations, in their recorded order. */
+/*
+ * replay_fn: the operations, each recorded thread's in a thread of its own,
+ * in their recorded order where they depend on each other (wtrace_order.h).
+ */
 void replay_wtrace_run(void *job, struct replay_report *rep);
 
 /*

@@ -7,9 +7,10 @@
  * filesystem would otherwise see zeros and lie), never the recorded data,
  * which the trace does not hold.
  *
- * Operations are replayed in the order they were recorded, across all the
- * threads (one thread replays them; see docs/workload-trace.md), as fast as
- * they go, or at their recorded times (timing).
+ * Each recorded thread is replayed in a thread of its own, its operations
+ * in their order, each after the earlier operations of other threads it
+ * depends on (wtrace_order.h), as fast as they go, or at their recorded
+ * times (timing).
  *
  * The set-up (replay_wtrace_setup) makes, before the measured run, what
  * the command found and did not make: files it read or renamed, removed,
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -35,6 +37,7 @@
 
 #include "../model/wtrace.h"
 #include "replay.h"
+#include "wtrace_order.h"
 
 /* A read buffer bigger than this is not needed: reads ask less. */
 #define MAX_BUF (16u << 20)
@@ -208,17 +211,6 @@ parent_of(int root, const char *path, const char **base, int make)
 		fd = replay_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
 	}
 	return fd;
-}
-
-static int
-fail(struct replay_report *rep, const struct wtrace *t,
-    const struct wtrace_rec *r, const char *what)
-{
-	snprintf(rep->error, sizeof(rep->error),
-	    "workload trace '%s': record %llu (%s%s%s): %s: %s", t->name,
-	    (unsigned long long)t->nrec, wtrace_op_name(r->op),
-	    r->path[0] != '\0' ? " " : "", r->path, what, strerror(errno));
-	return -1;
 }
 
 /*
@@ -569,16 +561,14 @@ setattr(int root, int fd, const struct wtrace_rec *r)
 
 /* One record; -1 when one that succeeded when recorded fails now. */
 static int
-one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
-    size_t buflen, const struct wtrace *t, const struct wtrace_rec *r,
-    struct replay_report *rep)
+one(int root, int *fds, unsigned char *buf, size_t buflen, uint64_t nrec,
+    const struct wtrace_rec *r, struct replay_report *rep)
 {
 	int fd = r->h != 0 ? fds[r->h] : -1, fd2 = r->h2 != 0 ? fds[r->h2] : -1;
 	uint64_t n = r->done > 0 ? (uint64_t)r->done : 0;
 	int64_t rv = 0;
 	int handle = r->op != WT_OPEN && r->op != WT_SYNC && r->h != 0;
 
-	(void)job;
 	/* An operation on a file that did not open here is not done. */
 	if (handle && (fd == -1 || (r->op == WT_COPY_RANGE && fd2 == -1)))
 		return r->done < 0 ? 0 : (errno = EBADF, -1);
@@ -604,7 +594,7 @@ one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
 		break;
 	}
 	case WT_WRITE:
-		fill(buf, (size_t)n, t->nrec);
+		fill(buf, (size_t)n, nrec);
 		rv = (r->flags & WT_APPEND)
 		    ? write(fd, buf, (size_t)n)
 		    : pwrite(fd, buf, (size_t)n, (off_t)r->off);
@@ -659,66 +649,277 @@ one(const struct replay_wtrace_job *job, int root, int *fds, unsigned char *buf,
 	return 0;
 }
 
+/*
+ * The replay's threads, one a recorded thread, and what they share. An
+ * operation waits until the earlier ones it depends on (wtrace_order.h)
+ * are done; fds, by handle, needs no lock of its own: an open and every
+ * use of its handle are ordered through the mutex. A thread waiting for
+ * operation d waits on slot d % NSLOTS, so that an operation done wakes
+ * few threads, not every one.
+ */
+#define NSLOTS 64
+
+struct slot {
+	pthread_cond_t cv;
+	uint64_t waiting; /* no broadcast when none */
+};
+
+struct shared {
+	const struct replay_wtrace_job *job;
+	const struct wtrace *t;
+	const struct wtrace_order *o;
+	int root;
+	int *fds;
+	int64_t t0;
+	pthread_mutex_t mu;
+	struct slot slot[NSLOTS]; /* an operation done, or the replay stopped */
+	pthread_cond_t starter;   /* a thread ended, or lowest moved on */
+	int gated;                /* the starter waits for lowest to move */
+	unsigned char *done;      /* by operation */
+	uint64_t lowest;          /* every operation before it is done */
+	uint64_t live;            /* threads started and not ended */
+	int stop;                 /* one failed: the others end */
+	struct replay_report *rep; /* each thread's counts, its end */
+};
+
+struct worker {
+	struct shared *s;
+	uint64_t k; /* the recorded thread */
+};
+
+/* Threads at once, but when the ones running wait for a later one. */
+#define MAX_LIVE 256
+
+/* Waits for what operation i depends on; -1 when the replay stopped. */
+static int
+wait_for(struct shared *s, uint64_t i)
+{
+	const struct wtrace_order *o = s->o;
+	int rv;
+
+	pthread_mutex_lock(&s->mu);
+	for (uint64_t d = o->dep_at[i]; d < o->dep_at[i + 1] && !s->stop; d++)
+		while (!s->done[o->dep[d]] && !s->stop) {
+			struct slot *sl = &s->slot[o->dep[d] % NSLOTS];
+
+			sl->waiting++;
+			pthread_cond_wait(&sl->cv, &s->mu);
+			sl->waiting--;
+		}
+	rv = s->stop ? -1 : 0;
+	pthread_mutex_unlock(&s->mu);
+	return rv;
+}
+
+static void
+finish(struct shared *s, uint64_t i)
+{
+	pthread_mutex_lock(&s->mu);
+	s->done[i] = 1;
+	while (s->lowest < s->o->nops && s->done[s->lowest])
+		s->lowest++;
+	if (s->slot[i % NSLOTS].waiting > 0)
+		pthread_cond_broadcast(&s->slot[i % NSLOTS].cv);
+	if (s->gated && s->lowest > i)
+		pthread_cond_signal(&s->starter);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* The first failure is the replay's; the others end at their next wait. */
+static void
+halt(struct shared *s, const char *msg)
+{
+	pthread_mutex_lock(&s->mu);
+	if (!s->stop)
+		snprintf(s->rep->error, sizeof(s->rep->error), "%s", msg);
+	s->stop = 1;
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_broadcast(&s->slot[n].cv);
+	pthread_cond_signal(&s->starter);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* A buffer of at least need bytes, aligned for O_DIRECT. */
+static int
+room(unsigned char **buf, size_t *len, size_t need)
+{
+	need = need < 4096 ? 4096 : (need + 4095) & ~(size_t)4095;
+	if (need <= *len)
+		return 0;
+	free(*buf);
+	*len = 0;
+	if (posix_memalign((void **)buf, 4096, need) != 0) {
+		*buf = NULL;
+		return -1;
+	}
+	*len = need;
+	return 0;
+}
+
+static void *
+worker(void *arg)
+{
+	const struct worker *w = arg;
+	struct shared *s = w->s;
+	const struct wtrace_order *o = s->o;
+	struct replay_report mine = {0};
+	struct wtrace_rec r;
+	unsigned char *buf = NULL;
+	size_t buflen = 0;
+	char msg[sizeof(mine.error)];
+
+	for (uint64_t x = o->first[w->k]; x < o->first[w->k + 1]; x++) {
+		uint64_t i = o->list[x], n;
+
+		if (wtrace_read_at(s->t, &o->place[i], &r, msg, sizeof(msg)) ==
+		    -1) {
+			halt(s, msg);
+			break;
+		}
+		n = r.done > 0 ? (uint64_t)r.done : 0;
+		if (r.op == WT_READ)
+			n = r.asked < MAX_BUF ? r.asked : MAX_BUF;
+		if (room(&buf, &buflen, (size_t)n) == -1) {
+			halt(s, "out of memory");
+			break;
+		}
+		if (s->job->timing)
+			wait_until(s->t0, r.t_ns);
+		if (wait_for(s, i) == -1)
+			break;
+		if (one(s->root, s->fds, buf, buflen, i + 1, &r, &mine) == -1) {
+			snprintf(msg, sizeof(msg),
+			    "workload trace '%s': record %llu (%s%s%s): %s: %s",
+			    s->t->name, (unsigned long long)i + 1,
+			    wtrace_op_name(r.op), r.path[0] != '\0' ? " " : "",
+			    r.path,
+			    "succeeded when recorded, failed in the replay",
+			    strerror(errno));
+			halt(s, msg);
+			break;
+		}
+		finish(s, i);
+	}
+	free(buf);
+	pthread_mutex_lock(&s->mu);
+	s->rep->entries += mine.entries;
+	s->rep->bytes += mine.bytes;
+	s->rep->app_ops += mine.app_ops;
+	s->rep->app_bytes += mine.app_bytes;
+	hist_merge(&s->rep->app_size, &mine.app_size);
+	s->live--;
+	pthread_cond_signal(&s->starter);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/*
+ * Starts a thread for each recorded thread, in the order they appeared,
+ * at most MAX_LIVE at once unless every operation before the next one's
+ * first is done (the running ones may be waiting for it); then waits for
+ * them all to end.
+ */
+static void
+start_all(struct shared *s, struct worker *w)
+{
+	const struct wtrace_order *o = s->o;
+	pthread_attr_t attr;
+	char msg[128];
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 1 << 20);
+	for (uint64_t k = 0; k < o->nthreads; k++) {
+		int e;
+
+		pthread_mutex_lock(&s->mu);
+		while (!s->stop && s->live >= MAX_LIVE &&
+		    s->lowest < o->list[o->first[k]]) {
+			s->gated = 1;
+			pthread_cond_wait(&s->starter, &s->mu);
+			s->gated = 0;
+		}
+		if (s->stop) {
+			pthread_mutex_unlock(&s->mu);
+			break;
+		}
+		s->live++;
+		pthread_mutex_unlock(&s->mu);
+		w[k] = (struct worker){.s = s, .k = k};
+		if ((e = pthread_create(
+		         &(pthread_t){0}, &attr, worker, &w[k])) != 0) {
+			snprintf(msg, sizeof(msg),
+			    "cannot start replay thread %llu of %llu: %s",
+			    (unsigned long long)k + 1,
+			    (unsigned long long)o->nthreads, strerror(e));
+			pthread_mutex_lock(&s->mu);
+			s->live--;
+			pthread_mutex_unlock(&s->mu);
+			halt(s, msg);
+			break;
+		}
+	}
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&s->mu);
+	while (s->live > 0)
+		pthread_cond_wait(&s->starter, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+}
+
 void
 replay_wtrace_run(void *arg, struct replay_report *rep)
 {
 	const struct replay_wtrace_job *job = arg;
-	struct wtrace_rec r;
+	struct shared s = {.job = job, .rep = rep, .root = -1};
+	struct wtrace_order o;
+	struct worker *w = NULL;
 	struct wtrace t;
-	unsigned char *buf = NULL;
-	size_t buflen;
-	int *fds = NULL, root = -1, rv;
-	int64_t t0;
 
 	rep->failed = 1;
 	if (wtrace_load(job->trace, &t, rep->error, sizeof(rep->error)) == -1)
 		return;
-	buflen = job->info->max_io > 4096 ? (size_t)job->info->max_io : 4096;
-	buflen = (buflen + 4095) & ~(size_t)4095;
-	/* Aligned, for O_DIRECT. */
-	if (posix_memalign((void **)&buf, 4096, buflen) != 0 ||
-	    (fds = malloc((job->info->files + 1) * sizeof(*fds))) == NULL) {
+	if (wtrace_order_make(&t, &o, rep->error, sizeof(rep->error)) == -1) {
+		wtrace_free(&t);
+		return;
+	}
+	s.t = &t;
+	s.o = &o;
+	if ((s.fds = malloc((o.nhandles + 1) * sizeof(*s.fds))) == NULL ||
+	    (s.done = calloc(o.nops + 1, 1)) == NULL ||
+	    (w = calloc(o.nthreads + 1, sizeof(*w))) == NULL) {
 		snprintf(rep->error, sizeof(rep->error), "out of memory");
 		goto out;
 	}
-	for (uint64_t i = 0; i <= job->info->files; i++)
-		fds[i] = -1;
-	if ((root = open(job->rundir,
+	for (uint64_t i = 0; i <= o.nhandles; i++)
+		s.fds[i] = -1;
+	if ((s.root = open(job->rundir,
 	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		snprintf(rep->error, sizeof(rep->error),
 		    "cannot open run directory '%s': %s", job->rundir,
 		    strerror(errno));
 		goto out;
 	}
-	t0 = replay_now_ns();
-	while (
-	    (rv = wtrace_next(&t, &r, rep->error, sizeof(rep->error))) == 1) {
-		if (r.h > job->info->files || r.h2 > job->info->files) {
-			snprintf(rep->error, sizeof(rep->error),
-			    "workload trace '%s' changed since it was "
-			    "checked",
-			    job->trace);
-			goto out;
-		}
-		if (job->timing)
-			wait_until(t0, r.t_ns);
-		if (one(job, root, fds, buf, buflen, &t, &r, rep) == -1) {
-			fail(rep, &t, &r,
-			    "succeeded when recorded, failed in the replay");
-			goto out;
-		}
-	}
-	if (rv == -1)
-		goto out;
-	rep->failed = 0;
+	pthread_mutex_init(&s.mu, NULL);
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_init(&s.slot[n].cv, NULL);
+	pthread_cond_init(&s.starter, NULL);
+	s.t0 = replay_now_ns();
+	start_all(&s, w);
+	for (int n = 0; n < NSLOTS; n++)
+		pthread_cond_destroy(&s.slot[n].cv);
+	pthread_cond_destroy(&s.starter);
+	pthread_mutex_destroy(&s.mu);
+	rep->failed = s.stop;
 out:
-	if (fds != NULL)
-		for (uint64_t i = 0; i <= job->info->files; i++)
-			if (fds[i] != -1)
-				close(fds[i]);
-	if (root != -1)
-		close(root);
-	free(fds);
-	free(buf);
+	if (s.fds != NULL)
+		for (uint64_t i = 0; i <= o.nhandles; i++)
+			if (s.fds[i] != -1)
+				close(s.fds[i]);
+	if (s.root != -1)
+		close(s.root);
+	free(w);
+	free(s.done);
+	free(s.fds);
+	wtrace_order_free(&o);
 	wtrace_free(&t);
 }

@@ -74,6 +74,13 @@ CASES = {
                    "never opened"),
     "version": (trace(create(b"a", 10), version=99), "version 99"),
     "long_path": (trace(create(b"a" * 5000, 10)), "longer"),
+    # Threads are numbered from 0 in order of first appearance: a replay
+    # starts a thread for each, so a number out of that order is refused.
+    "thread_skipped": (trace([rec("mkdir", path=b"a"),
+                              rec("mkdir", path=b"b", thread=2)]),
+                       "thread numbered out of order"),
+    "thread_huge": (trace([rec("mkdir", path=b"a", thread=1 << 40)]),
+                    "thread number too large"),
 }
 
 if __name__ == "__main__":

@@ -44,6 +44,17 @@ trace_writes()
 	    sub("done=", "", $10); if ($10 > 0) print $10 }' | sort -n
 }
 
+# Whether the replay's result (1) counts the write() calls, one size a
+# line in 2, that the command (3) made: their number and their bytes.
+same_app_layer()
+{
+	ops=$(json "$1" "d['runs'][0]['phases'][0]['app_write']['ops']")
+	bytes=$(json "$1" "d['runs'][0]['phases'][0]['app_write']['bytes']")
+	[ "$ops" -eq "$(wc -l <"$2")" ] || atf_fail "replay made $ops write() calls, $3 $(wc -l <"$2")"
+	[ "$bytes" -eq "$(awk '{ s += $1 } END { print s }' "$2")" ] ||
+	    atf_fail "replay wrote $bytes bytes, $3 $(awk '{ s += $1 } END { print s }' "$2")"
+}
+
 atf_test_case strace_agrees
 strace_agrees_head()
 {
@@ -153,11 +164,78 @@ bsdtar_app_layer_body()
 	    atf_fail "strace failed"
 	strace_writes strace.out "$PWD/y" >want
 	"$ubc" -q -p none -o r.json b.trace.gz d 2>err || atf_fail "replay failed: $(cat err)"
-	ops=$(json r.json "d['runs'][0]['phases'][0]['app_write']['ops']")
-	bytes=$(json r.json "d['runs'][0]['phases'][0]['app_write']['bytes']")
-	[ "$ops" -eq "$(wc -l <want)" ] || atf_fail "replay made $ops write() calls, bsdtar $(wc -l <want)"
-	[ "$bytes" -eq "$(awk '{ s += $1 } END { print s }' want)" ] ||
-	    atf_fail "replay wrote $bytes bytes, bsdtar $(awk '{ s += $1 } END { print s }' want)"
+	same_app_layer r.json want bsdtar
+}
+
+atf_test_case make_threads
+make_threads_head()
+{
+	atf_set "descr" "make -j2's trace replays in threads, with the write() calls strace saw make's compilers make: count and bytes"
+}
+make_threads_body()
+{
+	require_prog make
+	require_prog cc
+	require_prog strace
+	mkdir -p src d
+	for i in 1 2 3 4 5 6 7 8; do
+		printf 'int f%d(int x) { return x * %d + %d; }\n' $i $i $i >src/f$i.c
+	done
+	echo 'int main(void) { return 0; }' >src/main.c
+	printf 'O = main.o f1.o f2.o f3.o f4.o f5.o f6.o f7.o f8.o\nprog: $(O)\n\tcc -o prog $(O)\n%%.o: %%.c\n\tcc -pipe -c -o $@ $<\n' >src/Makefile
+	cp -a src orig
+	"$ubc" record -q -o m.trace.gz -C src -- make -s -j2 -C src || atf_fail "record failed"
+	# A file per process (-ff): -f alone splits calls of processes that
+	# run at once into lines the pattern cannot read.
+	mkdir st
+	strace -ff -y -qq -e trace=write,pwrite64,writev,pwritev -o st/s make -s -j2 -C orig ||
+	    atf_fail "strace failed"
+	cat st/s.* >strace.out
+	strace_writes strace.out "$PWD/orig" >want
+	threads=$("$ubc" record -d m.trace.gz | awk '{ print $1 }' | sort -u | wc -l)
+	[ "$threads" -gt 4 ] || atf_fail "the trace has $threads threads, not one per compiler"
+	strace -f -qq -e trace=pwrite64,write -o replay.out \
+	    "$ubc" -q -p none -o r.json m.trace.gz d 2>err || atf_fail "replay failed: $(cat err)"
+	same_app_layer r.json want make
+	# Threads replay as threads: the writes come from several tasks.
+	tasks=$(awk '$2 ~ /^pwrite64\(/ { print $1 }' replay.out | sort -u | wc -l)
+	[ "$tasks" -gt 1 ] || atf_fail "the replay wrote from $tasks task(s)"
+}
+
+atf_test_case ordered_across_threads
+ordered_across_threads_head()
+{
+	atf_set "descr" "operations of different threads on one file stay in their order: write, then rename, then append"
+}
+ordered_across_threads_body()
+{
+	mkdir src d
+	# Each command is a process of its own, each a thread of the trace.
+	(cd src && "$ubc" record -q -o ../o.trace -- sh -c '
+	    for i in $(seq 24); do head -c $((i * 1000)) /dev/urandom >f$i & done; wait
+	    for i in $(seq 24); do mv f$i g$i & done; wait
+	    for i in $(seq 24); do echo tail >>g$i & done; wait
+	    for i in $(seq 24); do ln g$i h$i & done; wait
+	    for i in $(seq 12); do rm g$i & done; wait') || atf_fail "record failed"
+	"$ubc" -q -p none --keep o.trace d 2>err || atf_fail "replay failed: $(cat err)"
+	(cd src && find . -printf '%p %y %s %n\n' | sort) >want
+	(cd d/ubcreplay-run.* && find . -printf '%p %y %s %n\n' | sort) >got
+	diff want got >&2 || atf_fail "the replay's tree differs from the command's"
+}
+
+atf_test_case timing
+timing_head()
+{
+	atf_set "descr" "--timing keeps a thread's recorded gap: a write made a second after the start is not replayed sooner"
+}
+timing_body()
+{
+	mkdir src d
+	(cd src && "$ubc" record -q -o ../t.trace -- sh -c '(sleep 1; echo b >b) & echo a >a; wait') ||
+	    atf_fail "record failed"
+	"$ubc" -q -p none --timing -o r.json t.trace d 2>err || atf_fail "replay failed: $(cat err)"
+	ns=$(json r.json "d['runs'][0]['phases'][0]['elapsed_ns']")
+	[ "$ns" -ge 1000000000 ] || atf_fail "replayed in $ns ns, sooner than the recorded second"
 }
 
 atf_test_case hostile
@@ -225,5 +303,8 @@ atf_init_test_cases()
 	atf_add_test_case setup_files
 	atf_add_test_case bsdtar_app_layer
 	atf_add_test_case hostile
+	atf_add_test_case make_threads
+	atf_add_test_case ordered_across_threads
+	atf_add_test_case timing
 	atf_add_test_case bad_usage
 }

@@ -150,6 +150,44 @@ dd_body()
 	no_leftovers
 }
 
+atf_test_case trace
+trace_head()
+{
+	atf_set "descr" "a workload trace recorded here replays in a cell on both kernels: the write() calls the test knows, the series' verdict; a hostile one is refused before any boot"
+	atf_set "timeout" "900"
+}
+trace_body()
+{
+	use_tmp
+	require_qemu
+	k1=$(kernel 6.1)
+	k2=$(kernel 6.12)
+	# Three processes, 50 writes of 4 KiB each: 150 writes, 614400 bytes.
+	mkdir src
+	(cd src && "$ubc" record -q -o ../w.trace.gz -- sh -c \
+	    'for i in 1 2 3; do dd if=/dev/zero of=f$i bs=4096 count=50 2>/dev/null & done; wait; mv f1 g1') ||
+	    atf_fail "record failed"
+	atf_check -s exit:0 -o save:series -e ignore \
+	    "$ubc" vm $VMOPTS -n 2 -k "$k1" -k "$k2" -o out w.trace.gz
+	for k in "$k1" "$k2"; do
+		r=out/$(pkgrel "$k")-ext4.json
+		check_cell "$r" "$k" ext4
+		[ "$(json "$r" 'd["kind"]')" = trace ] || atf_fail "$r is not a trace result"
+		for n in 0 1; do
+			w="d['runs'][$n]['phases'][0]['app_write']"
+			[ "$(json "$r" "$w['ops']") $(json "$r" "$w['bytes']")" = "150 614400" ] ||
+			    atf_fail "$r run $n: $(json "$r" "$w") write() calls, not 150 of 614400 bytes"
+		done
+	done
+	grep -q "B $(pkgrel "$k2") ext4 against A $(pkgrel "$k1") ext4:" series ||
+	    atf_fail "the series gives no verdict: $(cat series)"
+	grep -q "^app.write.ops  *150 " series || atf_fail "the series lacks the write() calls"
+	rm -rf out
+	# A hostile trace: refused with the reason, no guest booted.
+	python3 "$top/tests/mkwtrace.py" h || atf_fail "mkwtrace.py failed"
+	bad "h/dotdot.trace.*'\.\.'" $VMOPTS -k "$k1" -o out h/dotdot.trace
+}
+
 atf_test_case bisect
 bisect_head()
 {
@@ -833,6 +871,7 @@ atf_init_test_cases()
 	atf_add_test_case ext4
 	atf_add_test_case xfs
 	atf_add_test_case dd
+	atf_add_test_case trace
 	atf_add_test_case bisect
 	atf_add_test_case bisect_parallel
 
