@@ -146,7 +146,8 @@ loopfs()
 # Write requests and bytes of a device: /sys/block/DEV/stat fields 5, 7.
 wstat() { awk '{ printf "%d %.0f\n", $5, $7 * 512 }' "/sys/block/$1/stat"; }
 
-# strace -f -y's write() calls under DIR: "count bytes".
+# strace -f -y -s 0's write() calls under DIR: "count bytes" (-s 0: printed
+# data could hold a '<' taken for a path).
 appcalls()
 {
 	sed -n 's/^[0-9]* *\(write\|pwrite64\|writev\|pwritev\|copy_file_range\)(.*<\([^>]*\)>.* = \([0-9][0-9]*\)$/\2 \3/p' "$1" |
@@ -166,7 +167,7 @@ for fs in $FSTYPES; do
 		    sh "$work/wl.sh" $w "$m/rec" >/dev/null 2>&1
 		rm -rf "$m/rec"
 		mkdir "$m/st"
-		strace -f -y -qq -e trace=write,pwrite64,writev,pwritev,copy_file_range -o "$work/s.out" \
+		strace -f -y -qq -s 0 -e trace=write,pwrite64,writev,pwritev,copy_file_range -o "$work/s.out" \
 		    sh "$work/wl.sh" $w "$m/st" >/dev/null 2>&1
 		app=$(appcalls "$work/s.out" "$m/st")
 		rm -rf "$m/st"

@@ -31,7 +31,8 @@ workload()
 }
 
 # The sizes of write-like calls on files under DIR, one a line, sorted,
-# from strace -y's annotated descriptors.
+# from strace -y's annotated descriptors. strace runs with -s 0: data it
+# prints could hold a '<' or '>' and be taken for a descriptor's path.
 strace_writes()
 {
 	sed -n 's/^[0-9]* *\(write\|pwrite64\|writev\|pwritev\|copy_file_range\)(.*<\([^>]*\)>.* = \([0-9][0-9]*\)$/\2 \3/p' "$1" |
@@ -68,7 +69,7 @@ strace_agrees_body()
 	(cd src && "$ubc" record -q -o ../w.trace.gz -- sh -c "$(type workload | sed 1d); workload") ||
 	    atf_fail "record failed"
 	rm -rf src && mkdir src
-	(cd src && strace -f -y -qq -e trace=write,pwrite64,writev,pwritev,copy_file_range \
+	(cd src && strace -f -y -qq -s 0 -e trace=write,pwrite64,writev,pwritev,copy_file_range \
 	    -o ../strace.out sh -c "$(type workload | sed 1d); workload") || atf_fail "strace failed"
 	strace_writes strace.out "$PWD/src" >want
 	trace_writes w.trace.gz >got
@@ -160,7 +161,7 @@ bsdtar_app_layer_body()
 	require_prog strace
 	mkdir x y d
 	"$ubc" record -q -o b.trace.gz -C x -- bsdtar -xf "$small" -C x || atf_fail "record failed"
-	strace -f -y -qq -e trace=write,pwrite64,writev -o strace.out bsdtar -xf "$small" -C y ||
+	strace -f -y -qq -s 0 -e trace=write,pwrite64,writev -o strace.out bsdtar -xf "$small" -C y ||
 	    atf_fail "strace failed"
 	strace_writes strace.out "$PWD/y" >want
 	"$ubc" -q -p none -o r.json b.trace.gz d 2>err || atf_fail "replay failed: $(cat err)"
@@ -188,7 +189,7 @@ make_threads_body()
 	# A file per process (-ff): -f alone splits calls of processes that
 	# run at once into lines the pattern cannot read.
 	mkdir st
-	strace -ff -y -qq -e trace=write,pwrite64,writev,pwritev -o st/s make -s -j2 -C orig ||
+	strace -ff -y -qq -s 0 -e trace=write,pwrite64,writev,pwritev -o st/s make -s -j2 -C orig ||
 	    atf_fail "strace failed"
 	cat st/s.* >strace.out
 	strace_writes strace.out "$PWD/orig" >want
