@@ -14,6 +14,7 @@
 #ifndef UBC_ANALYSIS_H
 #define UBC_ANALYSIS_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -213,6 +214,7 @@ json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
  */
 struct result_stream {
 	FILE *spill;
+	char path[PATH_MAX + 32]; /* the spill's name, unlinked */
 	size_t nrun;
 	off_t *end; /* where each run's text ends in the spill */
 	struct result_figures figures;

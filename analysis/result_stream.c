@@ -21,17 +21,17 @@ int
 result_stream_open(
     struct result_stream *s, const char *result, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], tmpl[PATH_MAX + 32];
+	char dir[PATH_MAX], *tmpl = s->path;
 	const char *tmp = getenv("TMPDIR");
 	int fd;
 
 	memset(s, 0, sizeof(s[0]));
 	if (result != NULL && strcmp(result, "-") != 0) {
 		snprintf(dir, sizeof(dir), "%s", result);
-		snprintf(tmpl, sizeof(tmpl), "%s/.ubcreplay-runs.XXXXXX",
+		snprintf(tmpl, sizeof(s->path), "%s/.ubcreplay-runs.XXXXXX",
 		    dirname(dir));
 	} else
-		snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-runs.XXXXXX",
+		snprintf(tmpl, sizeof(s->path), "%s/ubcreplay-runs.XXXXXX",
 		    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 	/* Unlinked at once: whatever becomes of the job, nothing is left. */
 	if ((fd = mkstemp(tmpl)) == -1) {
@@ -85,9 +85,8 @@ result_stream_run(struct result_stream *s, const struct result *r,
 	    fflush(s->spill) == EOF || fdatasync(fileno(s->spill)) == -1;
 	free(text);
 	if (bad) {
-		snprintf(err, errlen,
-		    "cannot keep run %zu beside the result: %s", idx + 1,
-		    strerror(errno));
+		snprintf(err, errlen, "cannot keep run %zu in '%s': %s",
+		    idx + 1, s->path, strerror(errno));
 		return -1;
 	}
 	s->end[s->nrun++] = ftello(s->spill);

@@ -716,8 +716,12 @@ cmd_tar(int argc, char **argv)
 			first[0] = run.phase[0].entries;
 			first[1] = run.phase[0].bytes;
 		}
-		/* A result missing a run would be a half-written one. */
-		if (result_stream_run(&rs, &r, &run, (size_t)nrun - 1, err,
+		/*
+		 * A result missing a run would be a half-written one; an
+		 * interrupted job writes none.
+		 */
+		if (!stop_signal() &&
+		    result_stream_run(&rs, &r, &run, (size_t)nrun - 1, err,
 		        sizeof(err)) == -1) {
 			warnx("%s", err);
 			status = EXIT_FAILURE;
