@@ -23,10 +23,10 @@ result_stream_open(
 {
 	char dir[PATH_MAX], *tmpl = s->path;
 	const char *tmp = getenv("TMPDIR");
-	int fd;
+	int fd, beside = result != NULL && strcmp(result, "-") != 0;
 
 	memset(s, 0, sizeof(s[0]));
-	if (result != NULL && strcmp(result, "-") != 0) {
+	if (beside) {
 		snprintf(dir, sizeof(dir), "%s", result);
 		snprintf(tmpl, sizeof(s->path), "%s/.ubcreplay-runs.XXXXXX",
 		    dirname(dir));
@@ -35,9 +35,9 @@ result_stream_open(
 		    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
 	/* Unlinked at once: whatever becomes of the job, nothing is left. */
 	if ((fd = mkstemp(tmpl)) == -1) {
-		snprintf(err, errlen,
-		    "cannot make a file to keep the runs in ('%s'): %s", tmpl,
-		    strerror(errno));
+		snprintf(err, errlen, "cannot keep the runs %s '%s': %s",
+		    beside ? "beside the result" : "in",
+		    beside ? result : dirname(tmpl), strerror(errno));
 		return -1;
 	}
 	unlink(tmpl);
