@@ -643,11 +643,6 @@ cmd_tar(int argc, char **argv)
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
-	/* Each run goes to the result's stream as it ends, and is let go. */
-	if (result_stream_open(&rs, o.output, err, sizeof(err)) == -1) {
-		warnx("%s", err);
-		return EXIT_FAILURE;
-	}
 	memset(&run, 0, sizeof(run));
 	memset(&j, 0, sizeof(j));
 	j.o = &o;
@@ -661,7 +656,6 @@ cmd_tar(int argc, char **argv)
 		warnx("cannot open target directory '%s': %s", o.dir,
 		    strerror(errno));
 		job_end(&j, &run);
-		result_stream_close(&rs);
 		return EXIT_FAILURE;
 	}
 	j.dev = st.st_dev;
@@ -670,14 +664,12 @@ cmd_tar(int argc, char **argv)
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
 		job_end(&j, &run);
-		result_stream_close(&rs);
 		return EXIT_FAILURE;
 	}
 	if (o.trace_out != NULL &&
 	    probe_keep_records(j.probe, err, sizeof(err)) == -1) {
 		warnx("--trace-out: %s", err);
 		job_end(&j, &run);
-		result_stream_close(&rs);
 		return EXIT_FAILURE;
 	}
 	if (o.nfs_iface != NULL &&
@@ -686,11 +678,18 @@ cmd_tar(int argc, char **argv)
 	        sizeof(err)) == -1) {
 		warnx("--nfs-iface: %s", err);
 		job_end(&j, &run);
-		result_stream_close(&rs);
 		return EXIT_FAILURE;
 	}
 	if (t.ndev == 0 && !o.quiet)
 		warnx("%s: reporting times only", t.nodev_reason);
+	/* Each run goes to the result's stream as it ends, and is let go. */
+	if (result_stream_open(&rs, o.output, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		if (o.nfs_iface != NULL)
+			nfs_watch_kill(&watch);
+		job_end(&j, &run);
+		return EXIT_FAILURE;
+	}
 
 	memset(&r, 0, sizeof(r));
 	r.started = time(NULL);
