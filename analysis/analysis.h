@@ -14,7 +14,10 @@
 #ifndef UBC_ANALYSIS_H
 #define UBC_ANALYSIS_H
 
+#include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
+
 #include <stdio.h>
 #include <time.h>
 
@@ -76,7 +79,54 @@ struct result {
 	 * add up to everything; one per device, NULL when not kept.
 	 */
 	const struct devstats *between;
+	/*
+	 * The runs' figures for the summary when the runs are not held
+	 * (result_stream: runs is then NULL), else NULL: taken from runs.
+	 */
+	const struct result_figures *figures;
 };
+
+/*
+ * What the summary over the runs needs of them, gathered as each run ends,
+ * so that a job of many runs holds a few figures a run, not the runs: the
+ * phases' times and each device's counts of every run that was ok, and
+ * each device's size histogram merged over them. Phases and devices are
+ * those of the first run that was ok.
+ */
+enum {
+	/* A phase's: elapsed, user, sys. */
+	RESULT_FIG_PHASE = 3,
+	/*
+	 * A device's over the run: read ops, bytes, mean size, the same for
+	 * write, flushes, write bios, write seq_ops, empty_preflush,
+	 * lost_events.
+	 */
+	RESULT_FIG_DEV = 11
+};
+#define RESULT_FIG_ROW(ndev)                                                   \
+	(RESULT_MAXPHASE * RESULT_FIG_PHASE + (ndev)*RESULT_FIG_DEV)
+
+struct result_figures {
+	size_t n; /* runs that were ok */
+	size_t nphase;
+	const char *phase[RESULT_MAXPHASE];
+	size_t ndev;
+	int *exact;        /* per device: the exact probe measured it */
+	struct hist *size; /* per device, read then write */
+	int64_t *v;        /* n rows of RESULT_FIG_ROW(ndev) figures */
+	size_t cap;        /* rows v has room for */
+};
+
+/*
+ * Adds run's figures when it was ok: -1 when out of memory. Zeroed
+ * figures are empty; result_figures_free gives back what they hold.
+ */
+int result_figures_add(struct result_figures *f, const struct run_result *run);
+void result_figures_free(struct result_figures *f);
+
+/* One run as it stands in the result's runs; idx from 0. */
+json_t *result_run_json(
+    const struct result *r, const struct run_result *run, size_t idx);
 
 /*
  * Room for ndev devices' statistics in p, zeroed: -1 when out of memory.
@@ -96,6 +146,10 @@ json_t *result_hist_json(const struct hist *h, const char *kind);
  * directory and a rename, so no half-written result exists.
  */
 int result_write(json_t *doc, const char *path, char *err, size_t errlen);
+
+/* The same, doc written onto its file by dump(arg, doc, fp): 0 or -1. */
+int result_write_with(int (*dump)(void *arg, json_t *doc, FILE *fp), void *arg,
+    json_t *doc, const char *path, char *err, size_t errlen);
 
 /*
  * Reads a result and checks that it is one: an object whose first key is a
@@ -140,8 +194,54 @@ const char *result_gets(const json_t *o, const char *key);
  */
 json_t *result_retrace(const struct tracefile *tf, char *err, size_t errlen);
 
+/*
+ * A result whose runs are written as they end (the main job's), so that
+ * a job of many runs holds one run at a time and a few figures a run: each
+ * run's JSON goes to a spill file, unlinked at once, beside the result
+ * (its directory; no result file: $TMPDIR or /tmp), and is synced there,
+ * so that it reaches the disk before the next run's mark, never within a
+ * run. At the end the result is the frame (result_json of r with no runs
+ * and s's figures) with the spilled runs in its runs, byte for byte what
+ * result_json with every run held gives.
+ *
+ *	result_stream_open(&s, "r.json", err, sizeof(err));
+ *	result_stream_run(&s, &r, &run, i, err, sizeof(err));	each run
+ *	r.figures = &s.figures;
+ *	frame = result_json(&r);
+ *	result_stream_dump(&s, frame, fp);	or result_stream_write, and
+ *	report_text_from(frame, result_stream_get, &s, stdout, 0);
+ *	result_stream_close(&s);
+ */
+struct result_stream {
+	FILE *spill;
+	char path[PATH_MAX + 32]; /* the spill's name, unlinked */
+	size_t nrun;
+	off_t *end; /* where each run's text ends in the spill */
+	struct result_figures figures;
+};
+
+int result_stream_open(
+    struct result_stream *s, const char *result, char *err, size_t errlen);
+int result_stream_run(struct result_stream *s, const struct result *r,
+    const struct run_result *run, size_t idx, char *err, size_t errlen);
+/* The whole result as result_write writes it (its last newline aside). */
+int result_stream_dump(struct result_stream *s, json_t *frame, FILE *fp);
+/* result_write of the whole result. */
+int result_stream_write(struct result_stream *s, json_t *frame,
+    const char *path, char *err, size_t errlen);
+/* Run i (from 0) read back, a new reference; NULL past the last. */
+json_t *result_stream_get(void *s, size_t i);
+void result_stream_close(struct result_stream *s);
+
 /* The text report of a result document. quiet: the summary only. */
 void report_text(json_t *doc, FILE *fp, int quiet);
+
+/*
+ * The same, its runs from run(arg, i) (a new reference each, NULL past the
+ * last) instead of doc's runs.
+ */
+void report_text_from(json_t *doc, json_t *(*run)(void *arg, size_t i),
+    void *arg, FILE *fp, int quiet);
 
 /*
  * The parts of the text report that only dd results have: REPORT_DD_RUNS,

@@ -575,11 +575,24 @@ between(json_t *doc, FILE *fp)
 	}
 }
 
+/* Run i of doc's own runs, a new reference. */
+static json_t *
+doc_run(void *doc, size_t i)
+{
+	return json_incref(json_array_get(json_object_get(doc, "runs"), i));
+}
+
 void
 report_text(json_t *doc, FILE *fp, int quiet)
 {
-	const json_t *run;
-	size_t i;
+	report_text_from(doc, doc_run, doc, fp, quiet);
+}
+
+void
+report_text_from(json_t *doc, json_t *(*get)(void *arg, size_t i), void *arg,
+    FILE *fp, int quiet)
+{
+	json_t *run;
 
 	/* A sweep or a matrix is a table of transfers, not runs. */
 	if (report_dd_text(doc, fp, REPORT_DD_TABLES))
@@ -587,20 +600,21 @@ report_text(json_t *doc, FILE *fp, int quiet)
 	header(doc, fp);
 	if (strcmp(result_gets(doc, "kind"), "nfs") == 0) {
 		/* The wire view has no phases: one run, its nfs object. */
-		json_array_foreach (json_object_get(doc, "runs"), i, run)
+		for (size_t i = 0; (run = get(arg, i)) != NULL; i++) {
 			nfs_report_text(json_object_get(run, "nfs"), fp);
+			json_decref(run);
+		}
 		return;
 	}
-	if (!quiet)
-		json_array_foreach (json_object_get(doc, "runs"), i, run) {
-			run_block(doc, run, fp);
-			/* The run's NFS traffic (--nfs-iface) under it. */
-			if (json_object_get(run, "nfs") != NULL) {
-				fprintf(fp, "  on the wire\n");
-				nfs_report_text(
-				    json_object_get(run, "nfs"), fp);
-			}
+	for (size_t i = 0; !quiet && (run = get(arg, i)) != NULL; i++) {
+		run_block(doc, run, fp);
+		/* The run's NFS traffic (--nfs-iface) under it. */
+		if (json_object_get(run, "nfs") != NULL) {
+			fprintf(fp, "  on the wire\n");
+			nfs_report_text(json_object_get(run, "nfs"), fp);
 		}
+		json_decref(run);
+	}
 	if (!quiet)
 		report_dd_text(doc, fp, REPORT_DD_RUNS);
 	between(doc, fp);

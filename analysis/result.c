@@ -223,8 +223,9 @@ run_time_line(const struct run_result *run, char *buf, size_t len)
 	timefmt_csh(buf, len, u, s, e, in, out, pf, w);
 }
 
-static json_t *
-run_json(const struct result *r, const struct run_result *run, size_t idx)
+json_t *
+result_run_json(
+    const struct result *r, const struct run_result *run, size_t idx)
 {
 	json_t *phases = json_array(), *o;
 	char line[128];
@@ -271,123 +272,96 @@ spread_json(const int64_t *v, size_t n)
 	    (json_int_t)s.min, "max", (json_int_t)s.max);
 }
 
-/* What device d did over a whole run: the sum of its phases. */
-static struct devstats
-run_device(const struct run_result *run, size_t d)
+/* The spread of figure k of every row (n rows of row figures). */
+static json_t *
+figure_json(const struct result_figures *f, size_t k, int64_t *v)
 {
-	struct devstats sum;
+	size_t row = RESULT_FIG_ROW(f->ndev);
 
-	/* A phase that was not measured (a retraced one) has no devices. */
-	memset(&sum, 0, sizeof(sum));
-	for (size_t ph = 0; ph < run->nphase; ph++)
-		if (d < run->phase[ph].ndev)
-			devstats_add(&sum, &run->phase[ph].dev[d]);
-	return sum;
+	for (size_t i = 0; i < f->n; i++)
+		v[i] = f->v[i * row + k];
+	return spread_json(v, f->n);
 }
 
 static json_t *
-summary_phases(const struct run_result **ok, size_t n, int64_t *v)
+summary_phases(const struct result_figures *f, int64_t *v)
 {
 	static const char *const key[] = {"elapsed_ns", "user_ns", "sys_ns"};
 	json_t *phases = json_object();
 
-	for (size_t ph = 0; n > 0 && ph < ok[0]->nphase; ph++) {
+	for (size_t ph = 0; f->n > 0 && ph < f->nphase; ph++) {
 		json_t *po = json_object();
 
-		for (size_t k = 0; k < 3; k++) {
-			for (size_t i = 0; i < n; i++) {
-				const struct phase_result *p =
-				    &ok[i]->phase[ph];
-
-				v[i] = k == 0 ? p->elapsed_ns
-				    : k == 1  ? p->user_ns
-				              : p->sys_ns;
-			}
-			json_object_set_new(po, key[k], spread_json(v, n));
-		}
-		json_object_set_new(phases, ok[0]->phase[ph].name, po);
+		for (size_t k = 0; k < RESULT_FIG_PHASE; k++)
+			json_object_set_new(po, key[k],
+			    figure_json(f, ph * RESULT_FIG_PHASE + k, v));
+		json_object_set_new(phases, f->phase[ph], po);
 	}
 	return phases;
 }
 
 static json_t *
-summary_device(const struct result *r, const struct run_result **ok, size_t n,
-    size_t d, int64_t *v)
+summary_device(const struct result *r, const struct result_figures *f, size_t d,
+    int64_t *v)
 {
 	static const char *const key[] = {"ops", "bytes", "mean_bytes"};
-	json_t *dobj = json_object(), *hists = json_object();
+	json_t *dobj = json_object(), *hists = json_object(), *w;
+	size_t at = RESULT_MAXPHASE * RESULT_FIG_PHASE + d * RESULT_FIG_DEV;
 
 	for (int k = 0; k < DIR_N; k++) {
 		json_t *xo = json_object();
-		struct hist h;
 
-		memset(&h, 0, sizeof(h));
-		for (size_t m = 0; m < 3; m++) {
-			for (size_t i = 0; i < n; i++) {
-				struct devstats sum = run_device(ok[i], d);
-				const struct xfer *x = &sum.xfer[k];
-
-				v[i] = m == 0 ? (int64_t)x->ops
-				    : m == 1  ? (int64_t)x->bytes
-				              : (int64_t)mean(x->bytes, x->ops);
-				if (m == 0)
-					hist_merge(&h, &x->size);
-			}
-			json_object_set_new(xo, key[m], spread_json(v, n));
-		}
+		for (size_t m = 0; m < 3; m++)
+			json_object_set_new(
+			    xo, key[m], figure_json(f, at + k * 3 + m, v));
 		json_object_set_new(dobj, dirname_[k], xo);
-		json_object_set_new(
-		    hists, dirname_[k], result_hist_json(&h, size_kind(r)));
+		json_object_set_new(hists, dirname_[k],
+		    result_hist_json(&f->size[d * DIR_N + k], size_kind(r)));
 	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = (int64_t)run_device(ok[i], d).flushes;
-	json_object_set_new(dobj, "flushes", spread_json(v, n));
-	if (n > 0 && run_device(ok[0], d).exact) {
+	json_object_set_new(dobj, "flushes", figure_json(f, at + 6, v));
+	if (f->exact[d]) {
 		/* The exact probe's: bios before merging, and what was lost. */
-		json_t *w = json_object_get(dobj, "write");
-
-		for (size_t i = 0; i < n; i++)
-			v[i] =
-			    (int64_t)run_device(ok[i], d).xfer[DIR_WRITE].bios;
-		json_object_set_new(w, "bios", spread_json(v, n));
-		for (size_t i = 0; i < n; i++)
-			v[i] = (int64_t)run_device(ok[i], d)
-			           .xfer[DIR_WRITE]
-			           .seq_ops;
-		json_object_set_new(w, "seq_ops", spread_json(v, n));
-		for (size_t i = 0; i < n; i++)
-			v[i] = (int64_t)run_device(ok[i], d).empty_preflush;
-		json_object_set_new(dobj, "empty_preflush", spread_json(v, n));
-		for (size_t i = 0; i < n; i++)
-			v[i] = (int64_t)run_device(ok[i], d).lost_events;
-		json_object_set_new(dobj, "lost_events", spread_json(v, n));
+		w = json_object_get(dobj, "write");
+		json_object_set_new(w, "bios", figure_json(f, at + 7, v));
+		json_object_set_new(w, "seq_ops", figure_json(f, at + 8, v));
+		json_object_set_new(
+		    dobj, "empty_preflush", figure_json(f, at + 9, v));
+		json_object_set_new(
+		    dobj, "lost_events", figure_json(f, at + 10, v));
 	}
 	json_object_set_new(dobj, "size_hist", hists);
 	return dobj;
 }
 
+/* The summary from the runs' figures: r's own, or taken from its runs. */
 static json_t *
 summary_json(const struct result *r)
 {
-	const struct run_result **ok = calloc(r->nrun + 1, sizeof(*ok));
-	int64_t *v = calloc(r->nrun + 1, sizeof(*v));
+	struct result_figures own;
+	const struct result_figures *f = r->figures;
 	json_t *devs = json_object(), *o = NULL;
-	size_t n = 0, ndev = 0;
+	int64_t *v;
 
-	if (ok != NULL && v != NULL) {
+	memset(&own, 0, sizeof(own));
+	if (f == NULL) {
 		for (size_t i = 0; i < r->nrun; i++)
-			if (strcmp(r->runs[i].status, "ok") == 0)
-				ok[n++] = &r->runs[i];
-		if (n > 0 && ok[0]->nphase > 0)
-			ndev = ok[0]->phase[0].ndev;
-		for (size_t d = 0; d < ndev; d++)
-			json_object_set_new(devs, devname_at(r, d),
-			    summary_device(r, ok, n, d, v));
-		o = json_pack("{s:I,s:o,s:o}", "runs_ok", (json_int_t)n,
-		    "phases", summary_phases(ok, n, v), "devices", devs);
+			if (result_figures_add(&own, &r->runs[i]) == -1) {
+				result_figures_free(&own);
+				json_decref(devs);
+				return NULL;
+			}
+		f = &own;
 	}
-	free(ok);
+	if ((v = calloc(f->n + 1, sizeof(*v))) != NULL) {
+		for (size_t d = 0; d < f->ndev; d++)
+			json_object_set_new(
+			    devs, devname_at(r, d), summary_device(r, f, d, v));
+		o = json_pack("{s:I,s:o,s:o}", "runs_ok", (json_int_t)f->n,
+		    "phases", summary_phases(f, v), "devices", devs);
+	} else
+		json_decref(devs);
 	free(v);
+	result_figures_free(&own);
 	return o;
 }
 
@@ -430,7 +404,7 @@ result_json(const struct result *r)
 	for (size_t i = 0; i < r->ntarget; i++)
 		json_array_append_new(targets, target_json(&r->targets[i]));
 	for (size_t i = 0; i < r->nrun; i++)
-		json_array_append_new(runs, run_json(r, &r->runs[i], i));
+		json_array_append_new(runs, result_run_json(r, &r->runs[i], i));
 	probe = json_pack("{s:s,s:s,s:I,s:s}", "name",
 	    r->probe ? r->probe->ops->name : "none", "resolution",
 	    probe_resolution_name(
@@ -459,14 +433,27 @@ result_json(const struct result *r)
 	return doc;
 }
 
+static int
+dump_doc(void *arg, json_t *doc, FILE *fp)
+{
+	(void)arg;
+	return json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+}
+
 int
 result_write(json_t *doc, const char *path, char *err, size_t errlen)
 {
-	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+	return result_write_with(dump_doc, NULL, doc, path, err, errlen);
+}
+
+int
+result_write_with(int (*dump)(void *arg, json_t *doc, FILE *fp), void *arg,
+    json_t *doc, const char *path, char *err, size_t errlen)
+{
 	struct outfile of;
 
 	if (strcmp(path, "-") == 0) {
-		if (json_dumpf(doc, stdout, flags) == -1 ||
+		if (dump(arg, doc, stdout) == -1 ||
 		    fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
 			snprintf(err, errlen,
 			    "cannot write the result to "
@@ -478,7 +465,7 @@ result_write(json_t *doc, const char *path, char *err, size_t errlen)
 	}
 	if (outfile_open(&of, path, "result", err, errlen) == -1)
 		return -1;
-	if (json_dumpf(doc, of.fp, flags) == -1 || fputc('\n', of.fp) == EOF) {
+	if (dump(arg, doc, of.fp) == -1 || fputc('\n', of.fp) == EOF) {
 		snprintf(err, errlen, "cannot write '%s': %s", path,
 		    strerror(errno));
 		outfile_abort(&of);

@@ -116,10 +116,14 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 	struct replay_outcome out;
 	const struct rusage *ru = &out.ru;
 
-	if (replay_child(
-	        fn, arg, interval_ns, tick, probe, &out, err, errlen) == -1)
-		return -1;
+	/* A phase that could not be run is in its run as failed, and why. */
 	p->name = name;
+	if (replay_child(
+	        fn, arg, interval_ns, tick, probe, &out, err, errlen) == -1) {
+		p->failed = 1;
+		snprintf(p->error, sizeof(p->error), "%s", err);
+		return -1;
+	}
 	p->failed = out.report.failed;
 	snprintf(p->error, sizeof(p->error), "%s", out.report.error);
 	p->elapsed_ns = out.elapsed_ns;

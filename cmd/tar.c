@@ -459,7 +459,6 @@ broken:
 	return -1;
 }
 
-/* The archive's entries and bytes are what the first run extracted. */
 /* The run's share of the NFS traffic the watcher captured. */
 static int
 take_wire(struct nfs_watch *w, int last, struct run_result *run)
@@ -518,9 +517,10 @@ wire_filter(const struct target *t, char *buf, size_t len)
 	return buf;
 }
 
+/* The archive's entries and bytes are what the first run extracted. */
 static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
-    const struct replay_wtrace_info *winfo, const struct run_result *first)
+    const struct replay_wtrace_info *winfo, const uint64_t first[2])
 {
 	if (o->is_trace)
 		return json_pack(
@@ -529,31 +529,54 @@ workload_json(const struct opts *o, const struct replay_archive_info *info,
 		    "operations", (json_int_t)winfo->ops, "threads",
 		    (json_int_t)winfo->threads, "recorded_ns",
 		    (json_int_t)winfo->duration_ns, "entries",
-		    (json_int_t)first->phase[0].entries, "bytes",
-		    (json_int_t)first->phase[0].bytes, "recorded_write_bytes",
-		    (json_int_t)winfo->write_bytes, "timing", o->timing,
-		    "fsync", fsync_name(o->fsync), "drop_caches",
-		    o->drop_caches, "keep", o->keep);
+		    (json_int_t)first[0], "bytes", (json_int_t)first[1],
+		    "recorded_write_bytes", (json_int_t)winfo->write_bytes,
+		    "timing", o->timing, "fsync", fsync_name(o->fsync),
+		    "drop_caches", o->drop_caches, "keep", o->keep);
 	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
 	    o->archive, "format", info->format, "filter", info->filter,
-	    "entries", (json_int_t)first->phase[0].entries, "bytes",
-	    (json_int_t)first->phase[0].bytes, "fsync", fsync_name(o->fsync),
-	    "drop_caches", o->drop_caches, "keep", o->keep);
+	    "entries", (json_int_t)first[0], "bytes", (json_int_t)first[1],
+	    "fsync", fsync_name(o->fsync), "drop_caches", o->drop_caches,
+	    "keep", o->keep);
+}
+
+/* Gives back what a run holds, once it is in the result's stream. */
+static void
+run_end(struct run_result *run)
+{
+	json_decref(run->nfs);
+	json_decref(run->mountstats);
+	result_run_free(run);
+	memset(run, 0, sizeof(*run));
 }
 
 /* Gives back what the job holds, once its runs are over or cannot begin. */
 static void
-job_end(struct job *j, struct run_result *runs, int nrun)
+job_end(struct job *j, struct run_result *run)
 {
 	probe_close(j->probe);
 	if (j->dirfd != -1)
 		close(j->dirfd);
-	for (int i = 0; i < nrun; i++) {
-		json_decref(runs[i].nfs);
-		json_decref(runs[i].mountstats);
-		result_run_free(&runs[i]);
+	run_end(run);
+}
+
+/* The whole result's text, for the trace: NULL when out of memory. */
+static char *
+result_text(struct result_stream *rs, json_t *doc)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	int bad;
+
+	if (fp == NULL)
+		return NULL;
+	bad = result_stream_dump(rs, doc, fp) == -1;
+	if (fclose(fp) == EOF || bad) {
+		free(text);
+		return NULL;
 	}
-	free(runs);
+	return text;
 }
 
 int
@@ -561,7 +584,8 @@ cmd_tar(int argc, char **argv)
 {
 	struct replay_archive_info info;
 	struct replay_wtrace_info winfo;
-	struct run_result *runs;
+	struct run_result run;
+	struct result_stream rs;
 	struct result r;
 	struct opts o;
 	struct nfs_watch watch;
@@ -571,7 +595,8 @@ cmd_tar(int argc, char **argv)
 	struct job j;
 	char err[768], label[1200], archive[PATH_MAX], filter[32];
 	json_t *doc;
-	int nrun = 0, status = EXIT_SUCCESS, sig;
+	uint64_t first[2] = {0, 0};
+	int nrun = 0, status = EXIT_SUCCESS, sig, kept = 1;
 
 	if (parse(argc, argv, &o) == -1) {
 		usage_print(stderr);
@@ -618,10 +643,7 @@ cmd_tar(int argc, char **argv)
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}
-	if ((runs = calloc((size_t)o.runs, sizeof(*runs))) == NULL) {
-		warnx("cannot allocate %d runs", o.runs);
-		return EXIT_FAILURE;
-	}
+	memset(&run, 0, sizeof(run));
 	memset(&j, 0, sizeof(j));
 	j.o = &o;
 	j.t = &t;
@@ -633,7 +655,7 @@ cmd_tar(int argc, char **argv)
 	    fstat(j.dirfd, &st) == -1) {
 		warnx("cannot open target directory '%s': %s", o.dir,
 		    strerror(errno));
-		job_end(&j, runs, 0);
+		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
 	j.dev = st.st_dev;
@@ -641,13 +663,13 @@ cmd_tar(int argc, char **argv)
 	if ((j.probe = probe_open(
 	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
 		warnx("%s", err);
-		job_end(&j, runs, 0);
+		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
 	if (o.trace_out != NULL &&
 	    probe_keep_records(j.probe, err, sizeof(err)) == -1) {
 		warnx("--trace-out: %s", err);
-		job_end(&j, runs, 0);
+		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
 	if (o.nfs_iface != NULL &&
@@ -655,31 +677,56 @@ cmd_tar(int argc, char **argv)
 	        wire_filter(&t, filter, sizeof(filter)), err,
 	        sizeof(err)) == -1) {
 		warnx("--nfs-iface: %s", err);
-		job_end(&j, runs, 0);
+		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
 	if (t.ndev == 0 && !o.quiet)
 		warnx("%s: reporting times only", t.nodev_reason);
+	/* Each run goes to the result's stream as it ends, and is let go. */
+	if (result_stream_open(&rs, o.output, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		if (o.nfs_iface != NULL)
+			nfs_watch_kill(&watch);
+		job_end(&j, &run);
+		return EXIT_FAILURE;
+	}
 
 	memset(&r, 0, sizeof(r));
 	r.started = time(NULL);
+	r.ntarget = 1;
+	r.targets = &t;
+	r.probe = j.probe;
 	while (nrun < o.runs) {
-		struct run_result *run = &runs[nrun++];
-
-		int failed = one_run(&j, nrun, run) == -1;
+		int failed = one_run(&j, ++nrun, &run) == -1;
 
 		if (failed) {
 			/* A killed child may have left its progress line. */
 			if (!o.quiet && isatty(STDERR_FILENO))
 				fputs("\r\033[K", stderr);
-			warnx("run %d %s: %s", nrun, run->status, run->error);
+			warnx("run %d %s: %s", nrun, run.status, run.error);
 			status = EXIT_FAILURE;
 		}
 		if (o.nfs_iface != NULL && !stop_signal() &&
-		    take_wire(&watch, failed || nrun == o.runs, run) == -1)
+		    take_wire(&watch, failed || nrun == o.runs, &run) == -1)
 			status = EXIT_FAILURE;
 		if (is_nfs(&t) && !stop_signal())
-			take_client(&t, &client, run);
+			take_client(&t, &client, &run);
+		if (nrun == 1) {
+			first[0] = run.phase[0].entries;
+			first[1] = run.phase[0].bytes;
+		}
+		/*
+		 * A result missing a run would be a half-written one; an
+		 * interrupted job writes none.
+		 */
+		if (!stop_signal() &&
+		    result_stream_run(&rs, &r, &run, (size_t)nrun - 1, err,
+		        sizeof(err)) == -1) {
+			warnx("%s", err);
+			status = EXIT_FAILURE;
+			kept = 0;
+		}
+		run_end(&run);
 		if (status != EXIT_SUCCESS)
 			break;
 	}
@@ -687,14 +734,16 @@ cmd_tar(int argc, char **argv)
 		nfs_watch_kill(&watch);
 	if ((sig = stop_signal()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
-		job_end(&j, runs, nrun);
+		job_end(&j, &run);
+		result_stream_close(&rs);
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
 	}
 	/* Nothing measured is nothing to keep: bad input leaves no file. */
-	if (status != EXIT_SUCCESS && nrun == 1) {
-		job_end(&j, runs, nrun);
+	if ((status != EXIT_SUCCESS && nrun == 1) || !kept) {
+		job_end(&j, &run);
+		result_stream_close(&rs);
 		return status;
 	}
 	if (o.label == NULL) {
@@ -704,18 +753,14 @@ cmd_tar(int argc, char **argv)
 	r.kind = o.is_trace ? "trace" : "tar";
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
-	r.workload = workload_json(&o, &info, &winfo, &runs[0]);
-	r.ntarget = 1;
-	r.targets = &t;
-	r.probe = j.probe;
-	r.nrun = (size_t)nrun;
-	r.runs = runs;
+	r.workload = workload_json(&o, &info, &winfo, first);
 	r.between = j.between;
+	r.figures = &rs.figures;
+	/* The frame: the result but for its runs, which are in the stream. */
 	doc = result_json(&r);
 	/* The trace, like the result, is written after every measurement. */
 	if (doc != NULL && o.trace_out != NULL) {
-		char *text =
-		    json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *text = result_text(&rs, doc);
 
 		if (text == NULL ||
 		    probe_trace_write(
@@ -728,22 +773,24 @@ cmd_tar(int argc, char **argv)
 		}
 		free(text);
 	}
-	job_end(&j, runs, nrun);
+	job_end(&j, &run);
 	if (doc == NULL) {
 		warnx("cannot build the result: out of memory");
+		result_stream_close(&rs);
 		return EXIT_FAILURE;
 	}
 	/* The result is written only now, after every measurement. */
 	if (o.output != NULL &&
-	    result_write(doc, o.output, err, sizeof(err)) == -1) {
+	    result_stream_write(&rs, doc, o.output, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		status = EXIT_FAILURE;
 	}
 	if (!o.quiet)
-		report_text(doc,
+		report_text_from(doc, result_stream_get, &rs,
 		    o.output != NULL && strcmp(o.output, "-") == 0 ? stderr
 		                                                   : stdout,
 		    0);
 	json_decref(doc);
+	result_stream_close(&rs);
 	return status;
 }

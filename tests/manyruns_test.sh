@@ -5,7 +5,8 @@
 # by 4 phases in every run (about 1.1 MB a run) did not. The archive is cut
 # short, so that the first run fails and the job ends there: what is
 # tested is that the job got as far as running, with the reason the first
-# run failed, not "cannot allocate".
+# run failed, not "cannot allocate". And the whole job's peak RSS does
+# not grow with its runs: each run goes into the result's file as it ends.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -31,7 +32,45 @@ address_space_body()
 	[ ! -e r.json ] || atf_fail "a failed first run wrote a result"
 }
 
+# peak N OUT: the job's peak RSS in KiB with -n N on ./m, by GNU time.
+peak()
+{
+	/usr/bin/time -v -o "time$1" "$ubc" -q -n "$1" -o "$PWD/$2" "$small" m \
+	    2>err || atf_fail "-n $1: $(cat err)"
+	awk -F: '/Maximum resident set size/ { print $2 + 0 }' "time$1"
+}
+
+atf_test_case peak_rss cleanup
+peak_rss_head()
+{
+	atf_set descr "the peak RSS (GNU time) of -n 200 is within 2 MiB of -n 2, its result whole"
+	atf_set require.user root
+}
+peak_rss_body()
+{
+	require_prog /usr/bin/time
+	# ASan keeps what is freed in a quarantine: its RSS grows by design.
+	grep -qa __asan_init "$ubc" &&
+	    atf_skip "a build with AddressSanitizer holds freed memory back"
+	mkloopfs m 256 ext4 >/dev/null
+	few=$(peak 2 r2.json)
+	many=$(peak 200 r200.json)
+	echo "peak RSS: -n 2 $few KiB, -n 200 $many KiB"
+	[ $((many - few)) -le 2048 ] ||
+	    atf_fail "-n 200 peaks at $many KiB, $((many - few)) KiB above -n 2 ($few KiB)"
+	# Every run is in the result, and the summary is of them all.
+	[ "$(json r200.json "len(d['runs'])")" = 200 ] ||
+	    atf_fail "the result does not hold 200 runs"
+	/usr/bin/python3 "$top/tests/summary_check.py" \
+	    r200.json || atf_fail "the summary is not that of the runs"
+}
+peak_rss_cleanup()
+{
+	cleanup_loops
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case address_space
+	atf_add_test_case peak_rss
 }
