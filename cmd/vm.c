@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../analysis/compare.h"
+#include "../model/clock.h"
 #include "../vm/vm.h"
 #include "cmd.h"
 
@@ -774,7 +775,7 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 		    "to the job)\n",
 		    vm_kernel_name(cf->kernel), fsname(cf),
 		    *tag(r, at) ? " " : "", tag(r, at), c->accel,
-		    (double)(vm_now_ns() - c->guest.start_ns) / 1e9,
+		    (double)(clock_now_ns() - c->guest.start_ns) / 1e9,
 		    (double)c->boot_ns / 1e9);
 		vm_cell_cleanup(c);
 		return 0;

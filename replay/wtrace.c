@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/wtrace.h"
 #include "replay.h"
 
@@ -460,7 +461,7 @@ open_flags(uint64_t w)
 static void
 wait_until(int64_t t0, int64_t at_ns)
 {
-	int64_t now = replay_now_ns() - t0;
+	int64_t now = clock_now_ns() - t0;
 	struct timespec ts;
 
 	if (at_ns <= now)
@@ -690,7 +691,7 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 		    strerror(errno));
 		goto out;
 	}
-	t0 = replay_now_ns();
+	t0 = clock_now_ns();
 	while (
 	    (rv = wtrace_next(&t, &r, rep->error, sizeof(rep->error))) == 1) {
 		if (r.h > job->info->files || r.h2 > job->info->files) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../analysis/analysis.h"
+#include "../model/clock.h"
 #include "vm.h"
 #include "vmconf.h"
 
@@ -419,7 +420,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 	char p[PATH_MAX], qlog[PATH_MAX], st[512], what[768];
-	int64_t now = vm_now_ns();
+	int64_t now = clock_now_ns();
 	int kvm = strcmp(cell->accel, "kvm") == 0, r;
 
 	if (cell->state == VM_SERVER) {

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "vm.h"
 
 #define GANESHA "/usr/bin/ganesha.nfsd"
@@ -462,7 +463,7 @@ vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen)
 	}
 	sp.netns = cell->netns;
 	sp.mntns = cell->mntns;
-	cell->nfs_start_ns = vm_now_ns();
+	cell->nfs_start_ns = clock_now_ns();
 	/* ganesha registers its programs with rpcbind or gives up. */
 	if ((cell->rpcbind_pid = vm_spawn(&sp, err, errlen)) == -1) {
 		cell->rpcbind_pid = 0;
@@ -494,7 +495,7 @@ vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
 		who = "rpcbind";
 	else if (cell->nfs_pid != 0 && vm_spawn_exited(&cell->nfs_pid, NULL))
 		who = "ganesha";
-	else if (vm_now_ns() - cell->nfs_start_ns > GANESHA_START_NS) {
+	else if (clock_now_ns() - cell->nfs_start_ns > GANESHA_START_NS) {
 		who = cell->nfs_pid != 0 ? "ganesha" : "rpcbind";
 		how = "did not start in time";
 	}

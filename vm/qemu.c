@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "vm.h"
 
 #define MAXARGS 64
@@ -173,7 +174,7 @@ vm_guest_start(
 	sp.netns = c->netns;
 	sp.mntns = c->mntns;
 	sp.pdeathsig = SIGKILL;
-	g->start_ns = vm_now_ns();
+	g->start_ns = clock_now_ns();
 	clock_gettime(CLOCK_REALTIME, &g->start_wall);
 	if ((g->pid = vm_spawn(&sp, err, errlen)) == -1)
 		g->pid = 0;

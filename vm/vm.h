@@ -238,7 +238,6 @@ void vm_spawn_kill(pid_t *pid, int *status);
 void vm_tail(const char *path, int lines, char *buf, size_t len);
 /* Removes a directory tree (the cell's temporary files). */
 void vm_rmtree(const char *path);
-int64_t vm_now_ns(void);
 
 /*
  * cell.c: one kernel on one disk, from nothing to a result. In the guest
