@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "../analysis/compare.h"
-#include "../model/clock.h"
 #include "../vm/vm.h"
 #include "cmd.h"
 
@@ -775,8 +774,7 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 		    "to the job)\n",
 		    vm_kernel_name(cf->kernel), fsname(cf),
 		    *tag(r, at) ? " " : "", tag(r, at), c->accel,
-		    (double)(clock_now_ns() - c->guest.start_ns) / 1e9,
-		    (double)c->boot_ns / 1e9);
+		    (double)c->guest_ns / 1e9, (double)c->boot_ns / 1e9);
 		vm_cell_cleanup(c);
 		return 0;
 	}
@@ -1375,8 +1373,16 @@ run_free(struct run *r, char (*names)[PATH_MAX])
 		json_decref(r->doc[i]);
 	for (size_t i = 0; r->mods != NULL && i < n; i++)
 		vm_modules_free(&r->mods[i]);
-	if (r->kdir[0] != '\0')
-		vm_rmtree(r->kdir);
+	/* unpack() made kdir and at most one vmlinux-N in it a kernel. */
+	if (r->kdir[0] != '\0') {
+		for (size_t i = 0; i < r->o->nkernel; i++) {
+			char p[PATH_MAX];
+
+			snprintf(p, sizeof(p), "%s/vmlinux-%zu", r->kdir, i);
+			unlink(p);
+		}
+		rmdir(r->kdir);
+	}
 	free(r->boot);
 	free(r->k);
 	free(r->conf);

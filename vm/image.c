@@ -19,7 +19,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 #define MAXARGS 64
 

@@ -19,7 +19,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 static int
 isdir(const char *path)

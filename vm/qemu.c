@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../model/clock.h"
-#include "vm.h"
+#include "vm_impl.h"
 
 #define MAXARGS 64
 

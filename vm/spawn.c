@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 /* In the child: everything before exec; -1 with errno set. */
 static int

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 void
 vm_tail(const char *path, int lines, char *buf, size_t len)
