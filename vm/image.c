@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,28 +63,19 @@ vm_image_check(const char *fstype, char *err, size_t errlen)
 static int
 runmkfs(char *const *argv, const char *logpath, char *err, size_t errlen)
 {
+	struct vm_spawn sp = {.argv = argv,
+	    .log = logpath,
+	    .truncate = 1,
+	    .out = -1,
+	    .netns = -1,
+	    .mntns = -1,
+	    .pdeathsig = SIGKILL};
 	pid_t pid;
-	int st;
+	int st = 0;
 
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	if ((pid = vm_spawn(&sp, err, errlen)) == -1)
 		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd != -1) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
+	vm_spawn_wait(&pid, &st);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		char tail[512];
 

@@ -452,7 +452,12 @@ vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	char log[PATH_MAX];
 	char *rargv[] = {RPCBIND, "-f", "-w", NULL};
-	struct vm_spawn sp = {rargv, log, 0, -1, -1, SIGKILL};
+	struct vm_spawn sp = {.argv = rargv,
+	    .log = log,
+	    .out = -1,
+	    .netns = -1,
+	    .mntns = -1,
+	    .pdeathsig = SIGKILL};
 
 	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
 		return 0;
@@ -480,8 +485,12 @@ vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
 	/* A pid file per cell: ganesha locks it. */
 	char *gargv[] = {GANESHA, "-F", "-f", conf, "-L", log, "-p", pid, "-N",
 	    "NIV_EVENT", NULL};
-	struct vm_spawn sp = {
-	    gargv, log, 0, cell->host->netns, cell->host->mntns, SIGKILL};
+	struct vm_spawn sp = {.argv = gargv,
+	    .log = log,
+	    .out = -1,
+	    .netns = cell->host->netns,
+	    .mntns = cell->host->mntns,
+	    .pdeathsig = SIGKILL};
 	const char *who = NULL, *how = "exited";
 
 	if (strcmp(cell->c->nfs_server, "ganesha") != 0)

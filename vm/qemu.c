@@ -20,16 +20,11 @@
 int
 vm_qemu_version(char *buf, size_t len, char *err, size_t errlen)
 {
-	char line[256] = "";
+	char *argv[] = {VM_QEMU, "--version", NULL}, line[256];
 	const char *p;
-	FILE *f = popen(VM_QEMU " --version 2>/dev/null", "r");
 
-	if (f != NULL) {
-		if (fgets(line, sizeof(line), f) == NULL)
-			line[0] = '\0';
-		pclose(f);
-	}
-	if ((p = strstr(line, "version ")) == NULL) {
+	if (vm_spawn_output(argv, line, sizeof(line)) == -1 ||
+	    (p = strstr(line, "version ")) == NULL) {
 		snprintf(err, errlen,
 		    "cannot run %s: it is not on PATH (Debian: apt-get "
 		    "install qemu-system-x86)",
@@ -171,6 +166,7 @@ vm_guest_start(
 	sp.argv = argv;
 	sp.log = c->log;
 	sp.truncate = 1;
+	sp.out = -1;
 	sp.netns = c->netns;
 	sp.mntns = c->mntns;
 	sp.pdeathsig = SIGKILL;

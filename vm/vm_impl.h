@@ -14,8 +14,8 @@
  *	util.c		small file helpers
  *	vmconf.c	/vm.conf, shared with the guest's init (vmconf.h)
  *
- * kernel.c, ktree.c, modules.c, sha256.c and plan.c are vm.h's; they use
- * no more of this than vm_sha256.
+ * kernel.c, ktree.c, modules.c, sha256.c and plan.c are vm.h's; of this
+ * they use only vm_sha256 (plan.c) and vm_spawn_output (ktree.c, for git).
  */
 #ifndef UBC_VM_IMPL_H
 #define UBC_VM_IMPL_H
@@ -25,9 +25,6 @@
 #include <time.h>
 
 #include "vm.h"
-
-/* The most an image's payload may unpack to (a vmlinux is ~20-80 MiB). */
-#define VM_KERNEL_VMLINUX_MAX (1 << 30)
 
 /* sha256.c: the digest of bytes, as 64 hex digits. */
 void vm_sha256(const void *data, size_t len, char hex[65]);
@@ -87,9 +84,10 @@ int vm_guest_exited(struct vm_guest *g);
 void vm_guest_kill(struct vm_guest *g);
 
 /*
- * spawn.c: a program a cell runs on the host, in a process group of its
+ * spawn.c: a program vm runs on the host, in a process group of its
  * own, with stdin from /dev/null, stdout and stderr to log (NULL:
- * /dev/null), no other descriptor of ours, the signals we catch at their
+ * /dev/null; stdout to the descriptor out instead unless it is -1), no
+ * other descriptor of ours, the signals we catch at their
  * defaults, pdeathsig (0: SIGKILL) sent to it should we die, and inside
  * the namespaces netns and mntns (descriptors, or -1 to stay in ours).
  * argv[0] is looked up on PATH when it holds no slash.
@@ -98,6 +96,7 @@ struct vm_spawn {
 	char *const *argv;
 	const char *log;
 	int truncate; /* the log starts empty */
+	int out;
 	int netns, mntns;
 	int pdeathsig;
 };
@@ -109,8 +108,17 @@ pid_t vm_spawn(const struct vm_spawn *s, char *err, size_t errlen);
  * that a pid the system may give another process is never signalled.
  */
 int vm_spawn_exited(pid_t *pid, int *status);
+/* Waits for the process's end, reaps it and sets *pid to 0; 0: a no-op. */
+void vm_spawn_wait(pid_t *pid, int *status);
 /* Kills the process's group, reaps it and sets *pid to 0; 0 is a no-op. */
 void vm_spawn_kill(pid_t *pid, int *status);
+/*
+ * Runs argv to its end as vm_spawn does, stderr to /dev/null, and keeps
+ * the first len - 1 bytes of its output in out, NUL-terminated (the rest
+ * is read and dropped). 0 when it exited 0; -1 when it could not start or
+ * failed.
+ */
+int vm_spawn_output(char *const *argv, char *out, size_t len);
 
 /* util.c: the last lines of a text file, carriage returns dropped. */
 void vm_tail(const char *path, int lines, char *buf, size_t len);
