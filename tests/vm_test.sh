@@ -469,6 +469,29 @@ unknown_fstype_body()
 	bad "unknown filesystem type 'nosuchfs'" -k "$k" -t nosuchfs -o out "$small"
 }
 
+atf_test_case mkfs_fails
+mkfs_fails_head()
+{
+	atf_set "descr" "mkfs refusing its options, or more words of options than it takes, fails the cell with mkfs's own word, exit 2, nothing left"
+}
+mkfs_fails_body()
+{
+	use_tmp
+	require_qemu
+	require_prog mkfs.ext4
+	k=$(kernel 6.1)
+	# mkfs's own message, as mkfs.ext4 prints it here.
+	truncate -s 16M img
+	want=$(mkfs.ext4 -q -F -O nosuchfeature img 2>&1 | tail -1)
+	rm -f img
+	[ -n "$want" ] || atf_fail "mkfs.ext4 took -O nosuchfeature"
+	bad "kernel '$k', ext4: .*mkfs.ext4 failed: $want" -k "$k" -t ext4 \
+	    -m "-O nosuchfeature" -o out "$small"
+	bad "kernel '$k', ext4: too many mkfs options (more than 64 words)" \
+	    -k "$k" -t ext4 -m "$(yes -- -v | head -65 | tr '\n' ' ')" \
+	    -o out "$small"
+}
+
 atf_test_case no_qemu
 no_qemu_head()
 {
@@ -846,6 +869,7 @@ atf_init_test_cases()
 	atf_add_test_case tmpdir_full
 	atf_add_test_case no_9p
 	atf_add_test_case unknown_fstype
+	atf_add_test_case mkfs_fails
 	atf_add_test_case no_qemu
 	atf_add_test_case panic
 	atf_add_test_case hang

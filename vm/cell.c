@@ -158,7 +158,7 @@ makeimage(struct vm_cell *cell, char *err, size_t errlen)
 	unlink(img);
 	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log, msg,
 	        sizeof(msg)) == -1) {
-		snprintf(err, errlen, "kernel %s, %s: %s", c->kernel->path,
+		snprintf(err, errlen, "kernel '%s', %s: %s", c->kernel->path,
 		    c->fstype, msg);
 		return -1;
 	}

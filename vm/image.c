@@ -22,7 +22,8 @@
 
 #include "vm_impl.h"
 
-#define MAXARGS 64
+/* The most words the mkfs options may have. */
+#define MAXOPTS 64
 
 /* mkfs.TYPE on PATH, or in the sbin directories a user's PATH may lack. */
 static int
@@ -90,8 +91,8 @@ int
 vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
     uint64_t size_bytes, const char *logpath, char *err, size_t errlen)
 {
-	char mkfs[PATH_MAX], opts[1024], *argv[MAXARGS + 8], *save = NULL;
-	size_t n = 0;
+	char mkfs[PATH_MAX], opts[1024], *argv[MAXOPTS + 8], *save = NULL;
+	size_t n = 0, nopt = 0;
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -121,10 +122,24 @@ vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 		argv[n++] = "-f";
 		argv[n++] = "-q";
 	}
+	if (strlen(mkfs_opts) >= sizeof(opts)) {
+		snprintf(err, errlen,
+		    "the mkfs options are too long (%zu bytes, "
+		    "at most %zu)",
+		    strlen(mkfs_opts), sizeof(opts) - 1);
+		return -1;
+	}
 	snprintf(opts, sizeof(opts), "%s", mkfs_opts);
-	for (char *o = strtok_r(opts, " \t", &save); o != NULL && n < MAXARGS;
-	     o = strtok_r(NULL, " \t", &save))
+	for (char *o = strtok_r(opts, " \t", &save); o != NULL;
+	     o = strtok_r(NULL, " \t", &save)) {
+		if (nopt++ == MAXOPTS) {
+			snprintf(err, errlen,
+			    "too many mkfs options (more than %d words)",
+			    MAXOPTS);
+			return -1;
+		}
 		argv[n++] = o;
+	}
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
 	return runmkfs(argv, logpath, err, errlen);
