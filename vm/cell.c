@@ -6,6 +6,7 @@
  * object added; everything removed again.
  */
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -50,6 +51,12 @@
  */
 #define BOOT_TCG_NS ((int64_t)180 * 1000000000)
 #define BOOT_KVM_NS ((int64_t)30 * 1000000000)
+/*
+ * Less room than this left on the host beside a cell's image that the
+ * guest saw fail is taken for a full host disk: a failed write of the
+ * image's leaves less free than the write's size, a few MiB at most.
+ */
+#define HOST_FULL_BYTES ((uint64_t)8 << 20)
 /*
  * Once a guest has shown that this machine's KVM cannot run it, later
  * cells in the same process go straight to TCG.
@@ -407,6 +414,21 @@ boot_time(struct vm_cell *cell)
 	cell->boot_ns = t > 0 ? t : 0;
 }
 
+/*
+ * Whether a job that failed ran out of room on the host: next to nothing
+ * is left on the filesystem under the cell's (sparse) image, whose writes
+ * QEMU then failed to the guest as I/O errors (vm/qemu.c). The guest's
+ * console, on the same full filesystem, may have lost its own word of it.
+ */
+static int
+host_full(const struct vm_cell *cell)
+{
+	struct statvfs sv;
+
+	return statvfs(cell->host->dir, &sv) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < HOST_FULL_BYTES;
+}
+
 /* The guest died of KVM: a retry under auto, else the user's error. */
 static enum vm_state
 kvm_death(struct vm_cell *cell, char *err, size_t errlen)
@@ -481,6 +503,18 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	if (st[0] == '\0' && logline(p, INIT_SAYS "error: ", st, sizeof(st)))
 		memmove(st, st + strlen(INIT_SAYS),
 		    strlen(st + strlen(INIT_SAYS)) + 1);
+	/*
+	 * A host filesystem that filled under the cell's image also fails
+	 * the guest's writes to the share: there may be no status at all.
+	 */
+	if (strcmp(st, "exit 0") != 0 && host_full(cell)) {
+		snprintf(what, sizeof(what),
+		    "the host's filesystem under '%s' is full: the guest's disk "
+		    "image could not grow, and the guest saw I/O errors (free "
+		    "some space, or point TMPDIR at a larger filesystem)",
+		    vm_tmpdir());
+		return failed(cell, what, "console.log", err, errlen);
+	}
 	if (st[0] == '\0') {
 		if (WIFSIGNALED(cell->host->guest.status)) {
 			snprintf(what, sizeof(what),

@@ -109,8 +109,15 @@ vm_guest_start(
 	 */
 	snprintf(icount, sizeof(icount), "shift=%d,sleep=off", c->icount_shift);
 	own[0] = escape("file:", c->console, "");
-	own[1] = escape(
-	    "file=", c->image, ",format=raw,if=none,id=ubcdisk,cache=none");
+	/*
+	 * An error writing or reading the image on the host (its disk full:
+	 * the image is sparse) goes to the guest as an I/O error, which fails
+	 * the job, rather than QEMU's default for ENOSPC, which pauses the
+	 * guest until someone resumes it: a cell that hangs to its timeout.
+	 */
+	own[1] = escape("file=", c->image,
+	    ",format=raw,if=none,id=ubcdisk,cache=none,werror=report,"
+	    "rerror=report");
 	own[2] = escape("local,path=", c->outdir,
 	    ",mount_tag=ubcout,security_model=none,multidevs=remap");
 	own[3] = NULL;
