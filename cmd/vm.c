@@ -467,18 +467,21 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			}
 			break;
-		case 'c':
-			for (char *id = strtok(optarg, ","); id != NULL;
-			     id = strtok(NULL, ",")) {
-				if (o->ncell ==
-				    sizeof(o->cell) / sizeof(o->cell[0])) {
-					warnx("more than %zu cells to --cell",
-					    o->ncell);
-					return -1;
-				}
-				o->cell[o->ncell++] = id;
+		case 'c': {
+			size_t max = sizeof(o->cell) / sizeof(o->cell[0]), k;
+			char *id[sizeof(o->cell) / sizeof(o->cell[0])];
+
+			if (cmd_split_list("--cell", "cell ids", optarg, id,
+			        max, &k) == -1)
+				return -1;
+			if (o->ncell + k > max) {
+				warnx("--cell: more than %zu cell ids", max);
+				return -1;
 			}
+			for (size_t i = 0; i < k; i++)
+				o->cell[o->ncell++] = id[i];
 			break;
+		}
 		case 'G':
 			o->merge = optarg;
 			break;
