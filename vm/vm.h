@@ -47,6 +47,7 @@
  * within 64 KiB of it, the version string):
  */
 #define VM_KERNEL_HEAD (0x10200 + 256)
+
 struct vm_bzimage {
 	char version[256];    /* the setup header's kernel_version */
 	char release[128];    /* its first word: what uname -r will say */
