@@ -45,6 +45,15 @@ int cmd_parse_int(
 int cmd_parse_intv(const char *what, const char *s, int lo, int hi, int *v);
 
 /*
+ * Splits the comma list arg of option opt in place into at most max items
+ * (v), what naming them; -1 after saying so when there are more, or when
+ * an item is empty ("", ",", "a,,b", "a,"), which would otherwise vanish:
+ *	--cell '1,,2': an empty item in the list of cell ids
+ */
+int cmd_split_list(const char *opt, const char *what, char *arg, char **v,
+    size_t max, size_t *n);
+
+/*
  * The sampling interval as written: "100ms", "0.5s", "250us",
  * or a plain number of seconds as iostat takes it; 1 ms to 1 h.
  */

@@ -74,6 +74,32 @@ cmd_parse_intv(const char *what, const char *s, int lo, int hi, int *v)
 }
 
 int
+cmd_split_list(const char *opt, const char *what, char *arg, char **v,
+    size_t max, size_t *n)
+{
+	size_t len = strlen(arg);
+	char *e = arg, *next;
+
+	if (len == 0 || arg[0] == ',' || arg[len - 1] == ',' ||
+	    strstr(arg, ",,") != NULL) {
+		warnx(
+		    "%s '%s': an empty item in the list of %s", opt, arg, what);
+		return -1;
+	}
+	*n = 0;
+	do {
+		if ((next = strchr(e, ',')) != NULL)
+			*next++ = '\0';
+		if (*n == max) {
+			warnx("%s: more than %zu %s", opt, max, what);
+			return -1;
+		}
+		v[(*n)++] = e;
+	} while ((e = next) != NULL);
+	return 0;
+}
+
+int
 cmd_parse_interval(const char *s, int64_t *ns)
 {
 	char *end;

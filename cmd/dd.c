@@ -508,29 +508,6 @@ ddrun_operands(int argc, char **argv, const char *const *refused,
 	return 0;
 }
 
-int
-ddrun_split_list(const char *opt, const char *what, char *arg, char **v,
-    size_t max, size_t *n)
-{
-	char *tok, *save = NULL;
-
-	/* strtok_r writes nothing into a list of commas alone. */
-	*n = 0;
-	for (tok = strtok_r(arg, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max) {
-			warnx("%s: more than %zu %s", opt, max, what);
-			return -1;
-		}
-		v[(*n)++] = tok;
-	}
-	if (*n == 0) {
-		warnx("%s: no %s in '%s'", opt, what, arg);
-		return -1;
-	}
-	return 0;
-}
-
 void
 ddrun_opts_init(struct ddrun_opts *o)
 {

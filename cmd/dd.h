@@ -96,14 +96,6 @@ int ddrun_operands(int argc, char **argv, const char *const *refused,
     const char *why, struct replay_dd *dd);
 
 /*
- * Splits the comma list arg of option opt in place into at most max items
- * (v); -1 when there are more or none, warned ("--bs: no block sizes in
- * ','"), what naming the items.
- */
-int ddrun_split_list(const char *opt, const char *what, char *arg, char **v,
-    size_t max, size_t *n);
-
-/*
  * The option loop of a dd command (set optind to 1 first). The shared
  * options (-i -l -n -o -p -q --drop-caches --ntp --size) go into o; own
  * lists the command's own long options (NULL, or up to DDRUN_MAX_OWN

@@ -134,10 +134,10 @@ cmd_matrix(int argc, char **argv)
 		usage_command(stderr, "matrix");
 		return EXIT_USAGE;
 	}
-	if (ddrun_split_list("--from", "files", fromarg, from, MATRIX_MAX_ENDS,
+	if (cmd_split_list("--from", "files", fromarg, from, MATRIX_MAX_ENDS,
 	        &nfrom) == -1 ||
-	    ddrun_split_list(
-	        "--to", "files", toarg, to, MATRIX_MAX_ENDS, &nto) == -1)
+	    cmd_split_list("--to", "files", toarg, to, MATRIX_MAX_ENDS, &nto) ==
+	        -1)
 		return EXIT_FAILURE;
 	dd.have_count = 1;
 	dd.count = size_bytes / dd.bs_bytes > 0 ? size_bytes / dd.bs_bytes : 1;

@@ -41,7 +41,7 @@ parse_bs_list(char *arg, uint64_t *bs, size_t *n)
 {
 	char *tok[SWEEP_MAX_SIZES], err[128];
 
-	if (ddrun_split_list(
+	if (cmd_split_list(
 	        "--bs", "block sizes", arg, tok, SWEEP_MAX_SIZES, n) == -1)
 		return -1;
 	for (size_t i = 0; i < *n; i++) {

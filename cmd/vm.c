@@ -469,18 +469,21 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			}
 			break;
-		case 'c':
-			for (char *id = strtok(optarg, ","); id != NULL;
-			     id = strtok(NULL, ",")) {
-				if (o->ncell ==
-				    sizeof(o->cell) / sizeof(o->cell[0])) {
-					warnx("more than %zu cells to --cell",
-					    o->ncell);
-					return -1;
-				}
-				o->cell[o->ncell++] = id;
+		case 'c': {
+			size_t max = sizeof(o->cell) / sizeof(o->cell[0]), k;
+			char *id[sizeof(o->cell) / sizeof(o->cell[0])];
+
+			if (cmd_split_list("--cell", "cell ids", optarg, id,
+			        max, &k) == -1)
+				return -1;
+			if (o->ncell + k > max) {
+				warnx("--cell: more than %zu cell ids", max);
+				return -1;
 			}
+			for (size_t i = 0; i < k; i++)
+				o->cell[o->ncell++] = id[i];
 			break;
+		}
 		case 'G':
 			o->merge = optarg;
 			break;
@@ -791,8 +794,7 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 		    "to the job)\n",
 		    vm_kernel_name(cf->kernel), fsname(cf),
 		    *tag(r, at) ? " " : "", tag(r, at), c->accel,
-		    (double)(vm_now_ns() - c->guest.start_ns) / 1e9,
-		    (double)c->boot_ns / 1e9);
+		    (double)c->guest_ns / 1e9, (double)c->boot_ns / 1e9);
 		vm_cell_cleanup(c);
 		return 0;
 	}
@@ -1391,8 +1393,16 @@ run_free(struct run *r, char (*names)[PATH_MAX])
 		json_decref(r->doc[i]);
 	for (size_t i = 0; r->mods != NULL && i < n; i++)
 		vm_modules_free(&r->mods[i]);
-	if (r->kdir[0] != '\0')
-		vm_rmtree(r->kdir);
+	/* unpack() made kdir and at most one vmlinux-N in it a kernel. */
+	if (r->kdir[0] != '\0') {
+		for (size_t i = 0; i < r->o->nkernel; i++) {
+			char p[PATH_MAX];
+
+			snprintf(p, sizeof(p), "%s/vmlinux-%zu", r->kdir, i);
+			unlink(p);
+		}
+		rmdir(r->kdir);
+	}
 	free(r->boot);
 	free(r->k);
 	free(r->conf);

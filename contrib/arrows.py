@@ -3,7 +3,11 @@
 
 Reads every C file in the module folders, resolves each quoted include to a
 file of the project, and fails when the files, or the folders they sit in,
-include each other in a circle. With -v it prints the folder graph.
+include each other in a circle. It also fails when a private header (what
+a module's own files share: NAME_impl.h, and vm/vmconf.h, which the host
+shares with the guest's init) is included by a file of another folder, or
+by a public header of its own, through which it would leak. With -v it
+prints the folder graph.
 """
 import os
 import re
@@ -11,6 +15,11 @@ import sys
 
 FOLDERS = ["cmd", "vm", "replay", "traces", "analysis", "model"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+PRIVATE = {os.path.join("vm", "vmconf.h")}
+
+
+def private(path):
+    return path.endswith("_impl.h") or path in PRIVATE
 
 
 def files(root):
@@ -35,6 +44,18 @@ def graph(root):
             if os.path.exists(os.path.join(root, target)):
                 out.add(target)
     return edges
+
+
+def leaks(edges):
+    """(includer, header) pairs where a private header is used from outside."""
+    for f in sorted(edges):
+        for t in sorted(edges[f]):
+            if not private(t):
+                continue
+            if f.split(os.sep)[0] != t.split(os.sep)[0]:
+                yield f, t, "a file of another folder"
+            elif f.endswith(".h") and not private(f):
+                yield f, t, "a public header"
 
 
 def cycle(edges):
@@ -87,6 +108,10 @@ def main():
             print("arrows: %s include each other: %s" % (what, " -> ".join(c)),
                   file=sys.stderr)
             rc = 1
+    for f, t, who in leaks(files_g):
+        print("arrows: %s is private to %s/, but %s includes it (%s)" %
+              (t, t.split(os.sep)[0], f, who), file=sys.stderr)
+        rc = 1
     return rc
 
 

@@ -15,20 +15,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/stop.h"
 #include "replay.h"
-
-int64_t
-replay_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void
 run_child(int fd, replay_fn fn, void *arg)
@@ -81,7 +72,7 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 		return -1;
 	}
 	fflush(NULL);
-	t0 = replay_now_ns();
+	t0 = clock_now_ns();
 	if ((pid = fork()) == -1) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		close(pfd[0]);
@@ -96,7 +87,7 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 	next = t0 + interval_ns;
 	for (;;) {
 		struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
-		int64_t now = replay_now_ns();
+		int64_t now = clock_now_ns();
 		int timeout = -1, rv;
 		ssize_t n;
 
@@ -131,7 +122,7 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 		}
 		break; /* end of file: the child has exited */
 	}
-	out->elapsed_ns = replay_now_ns() - t0;
+	out->elapsed_ns = clock_now_ns() - t0;
 	close(pfd[0]);
 	if (reap(pid, out) == -1) {
 		snprintf(err, errlen, "cannot wait for the child: %s",

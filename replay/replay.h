@@ -61,9 +61,6 @@ int replay_child(replay_fn fn, void *arg, int64_t interval_ns,
     replay_tick_fn tick, void *ctx, struct replay_outcome *out, char *err,
     size_t errlen);
 
-/* Monotonic clock, nanoseconds. */
-int64_t replay_now_ns(void);
-
 /* The tar workload. */
 enum replay_fsync { FSYNC_NONE, FSYNC_FILE, FSYNC_END };
 

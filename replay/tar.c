@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "replay.h"
 
 #define READ_BLOCK (64 * 1024)
@@ -95,7 +96,7 @@ static void
 progress(const struct replay_tar_job *job, struct archive *a,
     const struct replay_report *rep, int64_t *last, int done)
 {
-	int64_t now = replay_now_ns(), size = job->info->size_bytes;
+	int64_t now = clock_now_ns(), size = job->info->size_bytes;
 	la_int64_t pos = archive_filter_bytes(a, -1);
 
 	if (!job->progress || (!done && now - *last < 250000000))

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/wtrace.h"
 #include "replay.h"
 #include "wtrace_order.h"
@@ -452,7 +453,7 @@ open_flags(uint64_t w)
 static void
 wait_until(int64_t t0, int64_t at_ns)
 {
-	int64_t now = replay_now_ns() - t0;
+	int64_t now = clock_now_ns() - t0;
 	struct timespec ts;
 
 	if (at_ns <= now)
@@ -903,7 +904,7 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 	for (int n = 0; n < NSLOTS; n++)
 		pthread_cond_init(&s.slot[n].cv, NULL);
 	pthread_cond_init(&s.starter, NULL);
-	s.t0 = replay_now_ns();
+	s.t0 = clock_now_ns();
 	start_all(&s, w);
 	for (int n = 0; n < NSLOTS; n++)
 		pthread_cond_destroy(&s.slot[n].cv);

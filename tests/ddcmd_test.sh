@@ -292,6 +292,10 @@ bad_input_body() {
 	refused "cannot create 'nodir/out'" dd if=src of=nodir/out
 	refused "'src' and 'src' are the same file" dd if=src of=src
 	refused "invalid block size '0'" sweep --bs 4k,0 if=src of=out
+	refused "--bs '4k,,8k': an empty item in the list of block sizes" \
+	    sweep --bs 4k,,8k if=src of=out
+	refused "--from 'src,': an empty item in the list of files" \
+	    matrix --from src, --to out
 	refused "cannot open 'nosuch'" sweep --bs 4k if=nosuch of=out
 	refused "cannot open 'nosuch'" matrix --from src,nosuch --to out
 	refused "cannot copy to 'adir'" matrix --from src --to adir

@@ -249,6 +249,34 @@ two_trees_body()
 	no_leftovers
 }
 
+atf_test_case dirty_long_status
+dirty_long_status_head()
+{
+	atf_set "descr" "a tree with more changed files than git's status fits in one read is named -dirty every time, as git says it is"
+}
+dirty_long_status_body()
+{
+	require_prog qemu-system-x86_64
+	require_prog git
+	[ -f "$small" ] || atf_fail "missing $small"
+	d=$(debian61)
+	faketree tree "$d"
+	mkdir tree/many
+	for i in $(seq 400); do echo a >"tree/many/a-file-with-a-long-name-$i"; done
+	git -C tree add many && git -C tree -c user.name=t -c user.email=t@t \
+	    commit -q -m many || atf_fail "git commit"
+	for i in $(seq 400); do echo b >>"tree/many/a-file-with-a-long-name-$i"; done
+	n=$(git -C tree status --porcelain --untracked-files=no | wc -c)
+	[ "$n" -gt 8192 ] || atf_fail "git's status is only $n bytes"
+	# Cut short, git's status could die writing to a closed pipe, and
+	# the tree read as no git tree at all, some of the times.
+	for i in $(seq 10); do
+		atf_check -o save:plan "$ubc" vm -k tree --plan "$small"
+		grep -q '"label":"[^"]* tree@[0-9a-f]*-dirty ext4"' plan ||
+		    atf_fail "try $i: not named dirty: $(cat plan)"
+	done
+}
+
 atf_test_case panic
 panic_head()
 {
@@ -361,6 +389,7 @@ atf_init_test_cases()
 	atf_add_test_case build_fails
 	atf_add_test_case config
 	atf_add_test_case two_trees
+	atf_add_test_case dirty_long_status
 	atf_add_test_case panic
 	atf_add_test_case from_source
 }

@@ -144,6 +144,26 @@ unknown_cell_body()
 	[ ! -e out ] || atf_fail "an output directory was made"
 }
 
+atf_test_case empty_cell
+empty_cell_head()
+{
+	atf_set descr "--cell: an empty item in the list (1,,2 or a comma alone) is refused naming the argument, not skipped"
+}
+empty_cell_body()
+{
+	k1=$(kernel 6.1)
+	atf_check -o save:plan "$ubc" vm -k "$k1" --plan -- dd if=/dev/vda of=/dev/null count=1
+	id=$(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan)
+	# Skipped, ',' would be no cell at all, that is every cell of the plan.
+	for list in "$id,,$id" "," "" ",$id" "$id,"; do
+		atf_check -s exit:2 -e save:err "$ubc" vm -k "$k1" --cell "$list" \
+		    -o out -- dd if=/dev/vda of=/dev/null count=1
+		grep -qF -- "--cell '$list': an empty item in the list of cell ids" err ||
+		    atf_fail "--cell '$list': $(cat err)"
+		[ ! -e out ] || atf_fail "--cell '$list' made an output directory"
+	done
+}
+
 atf_test_case merge cleanup
 merge_head()
 {
@@ -206,5 +226,6 @@ atf_init_test_cases()
 	atf_add_test_case lines
 	atf_add_test_case ci_docs
 	atf_add_test_case unknown_cell
+	atf_add_test_case empty_cell
 	atf_add_test_case merge
 }

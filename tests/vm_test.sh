@@ -455,14 +455,25 @@ tmpdir_full_head()
 	atf_set "descr" "the host's temporary directory full while a cell prepares: the cell named, exit 2, nothing left"
 	atf_set "timeout" "300"
 }
-tmpdir_full_body()
+# small_tmp SIZE: ./tmp a tmpfs of SIZE (small_tmp_cleanup unmounts it),
+# to be only ubcreplay's TMPDIR: atf-check keeps its own files in TMPDIR.
+small_tmp()
 {
 	require_root "a small tmpfs as TMPDIR"
 	require_qemu
-	k=$(kernel 6.1)
 	mkdir tmp
-	mount -t tmpfs -o size=1m tmpfs tmp || atf_skip "cannot mount a tmpfs"
-	# Only ubcreplay's TMPDIR: atf-check keeps its own files in TMPDIR.
+	mount -t tmpfs -o size="$1" tmpfs tmp || atf_skip "cannot mount a tmpfs"
+}
+small_tmp_cleanup()
+{
+	umount tmp 2>/dev/null
+	return 0
+}
+
+tmpdir_full_body()
+{
+	small_tmp 1m
+	k=$(kernel 6.1)
 	atf_check -s exit:2 -o ignore -e save:err env TMPDIR="$PWD/tmp" \
 	    "$ubc" vm $VMOPTS -k "$k" -o out "$small"
 	grep -q "kernel '$k': cannot write" err || atf_fail "$(cat err)"
@@ -470,8 +481,31 @@ tmpdir_full_body()
 }
 tmpdir_full_cleanup()
 {
-	umount tmp 2>/dev/null
-	return 0
+	small_tmp_cleanup
+}
+
+atf_test_case host_disk_full cleanup
+host_disk_full_head()
+{
+	atf_set "descr" "the host's filesystem under the image fills while the guest writes its disk: the guest gets I/O errors and the cell fails naming the full filesystem, exit 2, nothing left, instead of a guest paused until its timeout"
+	atf_set "timeout" "600"
+}
+host_disk_full_body()
+{
+	small_tmp 24m
+	k=$(kernel 6.1)
+	# 64 MiB written straight to a raw disk of 128 MiB whose sparse image
+	# lies on 24 MiB. Paused, the guest would wait for --timeout.
+	atf_check -s exit:2 -o ignore -e save:err env TMPDIR="$PWD/tmp" \
+	    "$ubc" vm --mem 512 --cpus 1 --timeout 300 --size 128M -k "$k" \
+	    -o out -- dd if=/dev/zero of=/dev/vda bs=64k count=1024 oflag=direct -n 1
+	grep -q "kernel '$k': the host's filesystem under '$PWD/tmp' is full" err ||
+	    atf_fail "$(cat err)"
+	no_leftovers
+}
+host_disk_full_cleanup()
+{
+	small_tmp_cleanup
 }
 
 atf_test_case no_9p
@@ -505,6 +539,29 @@ unknown_fstype_body()
 	require_qemu
 	k=$(kernel 6.1)
 	bad "unknown filesystem type 'nosuchfs'" -k "$k" -t nosuchfs -o out "$small"
+}
+
+atf_test_case mkfs_fails
+mkfs_fails_head()
+{
+	atf_set "descr" "mkfs refusing its options, or more words of options than it takes, fails the cell with mkfs's own word, exit 2, nothing left"
+}
+mkfs_fails_body()
+{
+	use_tmp
+	require_qemu
+	require_prog mkfs.ext4
+	k=$(kernel 6.1)
+	# mkfs's own message, as mkfs.ext4 prints it here.
+	truncate -s 16M img
+	want=$(mkfs.ext4 -q -F -O nosuchfeature img 2>&1 | tail -1)
+	rm -f img
+	[ -n "$want" ] || atf_fail "mkfs.ext4 took -O nosuchfeature"
+	bad "kernel '$k', ext4: .*mkfs.ext4 failed: $want" -k "$k" -t ext4 \
+	    -m "-O nosuchfeature" -o out "$small"
+	bad "kernel '$k', ext4: too many mkfs options (more than 64 words)" \
+	    -k "$k" -t ext4 -m "$(yes -- -v | head -65 | tr '\n' ' ')" \
+	    -o out "$small"
 }
 
 atf_test_case no_qemu
@@ -883,8 +940,10 @@ atf_init_test_cases()
 	atf_add_test_case boot_time
 	atf_add_test_case qemu_killed
 	atf_add_test_case tmpdir_full
+	atf_add_test_case host_disk_full
 	atf_add_test_case no_9p
 	atf_add_test_case unknown_fstype
+	atf_add_test_case mkfs_fails
 	atf_add_test_case no_qemu
 	atf_add_test_case panic
 	atf_add_test_case hang

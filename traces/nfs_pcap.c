@@ -7,10 +7,10 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <pcap/pcap.h>
 
+#include "../model/clock.h"
 #include "../model/infile.h"
 #include "nfs.h"
 
@@ -18,15 +18,6 @@
 #define LIVE_TIMEOUT_MS 100
 #define LIVE_SNAPLEN    262144
 #define FILE_BUFFER     (1 << 20)
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Opens and activates a live capture, saying clearly what is missing. */
 static pcap_t *
@@ -108,7 +99,7 @@ nfs_capture_run(
 	struct pcap_pkthdr *h;
 	struct infile in = {0};
 	const u_char *bytes;
-	int64_t start = now_ns();
+	int64_t start = clock_now_ns();
 	unsigned drops[2] = {0, 0};
 	int nano = 1, rc;
 	pcap_t *p;
@@ -231,7 +222,7 @@ nfs_capture_run(
 			break;
 		}
 		if (cap->iface != NULL && cap->duration_ns > 0 &&
-		    now_ns() - start >= cap->duration_ns)
+		    clock_now_ns() - start >= cap->duration_ns)
 			break;
 	}
 	if (cap->iface != NULL)

@@ -42,9 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/wtrace.h"
 #include "record.h"
 
@@ -124,15 +124,6 @@ struct rec {
 	struct record_stats *st;
 	int failed; /* the trace could not be written */
 };
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* The filter: the native architecture's calls of traced[] stop. */
 static int
@@ -278,7 +269,7 @@ emit(struct rec *r, struct thr *t, struct wtrace_rec *w)
 	if (w->asked > WTRACE_MAX_IO)
 		w->asked = WTRACE_MAX_IO;
 	if (w->t_ns == 0)
-		w->t_ns = now_ns() - r->t0;
+		w->t_ns = clock_now_ns() - r->t0;
 	if (wtrace_put(&r->w, w) == -1)
 		r->failed = 1;
 	r->st->records++;
@@ -548,7 +539,7 @@ on_entry(struct rec *r, struct thr *t, const struct __ptrace_syscall_info *si)
 	c->path[0] = c->path2[0] = '\0';
 	c->nr = (long)si->seccomp.nr;
 	memcpy(c->a, si->seccomp.args, sizeof(c->a));
-	c->t_ns = now_ns() - r->t0;
+	c->t_ns = clock_now_ns() - r->t0;
 	switch (c->nr) {
 #ifdef SYS_open
 	case SYS_open:
@@ -1251,7 +1242,7 @@ record_run(char *const argv[], const char *dir, const char *path,
 	}
 	close(sync_pipe[1]);
 	command_pid = pid;
-	r.t0 = now_ns();
+	r.t0 = clock_now_ns();
 	if (waitpid(pid, &status, __WALL) == -1 || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, 0,
 	        PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
@@ -1285,7 +1276,7 @@ record_run(char *const argv[], const char *dir, const char *path,
 
 			if (tid == pid) {
 				st->status = status;
-				st->elapsed_ns = now_ns() - r.t0;
+				st->elapsed_ns = clock_now_ns() - r.t0;
 			}
 			if (t != NULL)
 				thr_gone(&r, t);

@@ -40,9 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "traces.h"
 
 #define TRACEFS_ROOT     "/sys/kernel/tracing"
@@ -92,15 +92,6 @@ struct tfs {
 	char (*label)[64];
 	size_t nlabel, caplabel;
 };
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int
 write_file(const char *dir, const char *name, const char *text, char *err,
@@ -653,14 +644,14 @@ tfs_tick(struct probe *p, char *err, size_t errlen)
 			return -1;
 		unread += now.bytes;
 	}
-	return unread > DRAIN_BYTES ? drain(s, now_ns(), err, errlen) : 0;
+	return unread > DRAIN_BYTES ? drain(s, clock_now_ns(), err, errlen) : 0;
 }
 
 static int
 tfs_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 {
 	struct tfs *s = p->priv;
-	int64_t now = now_ns();
+	int64_t now = clock_now_ns();
 	struct blkev m = {.ts_ns = now, .kind = BLKEV_MARK};
 	uint64_t lost;
 

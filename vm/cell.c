@@ -6,6 +6,7 @@
  * object added; everything removed again.
  */
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -15,7 +16,8 @@
 #include <unistd.h>
 
 #include "../analysis/analysis.h"
-#include "vm.h"
+#include "../model/clock.h"
+#include "vm_impl.h"
 #include "vmconf.h"
 
 /*
@@ -50,6 +52,12 @@
 #define BOOT_TCG_NS ((int64_t)180 * 1000000000)
 #define BOOT_KVM_NS ((int64_t)30 * 1000000000)
 /*
+ * Less room than this left on the host beside a cell's image that the
+ * guest saw fail is taken for a full host disk: a failed write of the
+ * image's leaves less free than the write's size, a few MiB at most.
+ */
+#define HOST_FULL_BYTES ((uint64_t)8 << 20)
+/*
  * Once a guest has shown that this machine's KVM cannot run it, later
  * cells in the same process go straight to TCG.
  */
@@ -60,15 +68,14 @@ vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c)
 {
 	memset(cell, 0, sizeof(*cell));
 	cell->c = c;
-	cell->boot_ns = -1;
-	cell->netns = cell->mntns = -1;
+	cell->boot_ns = cell->guest_ns = -1;
 	cell->state = VM_IDLE;
 }
 
 static void
 path(const struct vm_cell *cell, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", cell->dir, name);
+	snprintf(buf, len, "%s/%s", cell->host->dir, name);
 }
 
 static int
@@ -158,7 +165,7 @@ makeimage(struct vm_cell *cell, char *err, size_t errlen)
 	unlink(img);
 	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log, msg,
 	        sizeof(msg)) == -1) {
-		snprintf(err, errlen, "kernel %s, %s: %s", c->kernel->path,
+		snprintf(err, errlen, "kernel '%s', %s: %s", c->kernel->path,
 		    c->fstype, msg);
 		return -1;
 	}
@@ -172,12 +179,17 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 	char p[PATH_MAX], msg[1024], *conf;
 	int r;
 
-	snprintf(cell->dir, sizeof(cell->dir), "%s/ubcreplay-vm.XXXXXX",
-	    vm_tmpdir());
-	if (mkdtemp(cell->dir) == NULL) {
+	if ((cell->host = calloc(1, sizeof(*cell->host))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cell->host->netns = cell->host->mntns = -1;
+	snprintf(cell->host->dir, sizeof(cell->host->dir),
+	    "%s/ubcreplay-vm.XXXXXX", vm_tmpdir());
+	if (mkdtemp(cell->host->dir) == NULL) {
 		snprintf(err, errlen, "cannot make a directory '%s': %s",
-		    cell->dir, strerror(errno));
-		cell->dir[0] = '\0';
+		    cell->host->dir, strerror(errno));
+		cell->host->dir[0] = '\0';
 		return -1;
 	}
 	path(cell, "out", p, sizeof(p));
@@ -199,7 +211,8 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, msg);
 		return -1;
 	}
-	snprintf(cell->cmdline, sizeof(cell->cmdline), "%s", CMDLINE);
+	snprintf(
+	    cell->host->cmdline, sizeof(cell->host->cmdline), "%s", CMDLINE);
 	return 0;
 }
 
@@ -220,7 +233,7 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 	memset(&g, 0, sizeof(g));
 	g.kernel = c->boot;
 	g.initrd = initrd;
-	g.cmdline = cell->cmdline;
+	g.cmdline = cell->host->cmdline;
 	g.image = img;
 	g.outdir = out;
 	g.accel = cell->accel;
@@ -231,12 +244,13 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 	g.console = con;
 	g.log = log;
 	/* ganesha's cells have a network: the server is its 10.0.2.2. */
-	g.netdev = c->nfs_server != NULL && cell->netns != -1 ? "user,id=ubcnet"
-	                                                      : NULL;
-	g.netns = cell->netns;
-	g.mntns = cell->mntns;
+	g.netdev = c->nfs_server != NULL && cell->host->netns != -1
+	    ? "user,id=ubcnet"
+	    : NULL;
+	g.netns = cell->host->netns;
+	g.mntns = cell->host->mntns;
 	cell->boot_ns = -1;
-	if (vm_guest_start(&cell->guest, &g, err, errlen) == -1) {
+	if (vm_guest_start(&cell->host->guest, &g, err, errlen) == -1) {
 		cell->state = VM_FAILED;
 		return -1;
 	}
@@ -254,7 +268,7 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 		snprintf(cell->accel, sizeof(cell->accel), "tcg");
 	else if (strcmp(c->accel, "auto") == 0)
 		snprintf(cell->accel, sizeof(cell->accel), "%s",
-		    !kvm_broken && !cell->kvm_failed && vm_kvm_usable()
+		    !kvm_broken && !cell->host->kvm_failed && vm_kvm_usable()
 		        ? "kvm"
 		        : "tcg");
 	else
@@ -311,7 +325,7 @@ kvm_silent(const struct vm_cell *cell, int64_t now)
 	char p[PATH_MAX];
 	struct stat st;
 
-	if (now - cell->guest.start_ns < KVM_SILENCE_NS)
+	if (now - cell->host->guest.start_ns < KVM_SILENCE_NS)
 		return 0;
 	path(cell, "console.log", p, sizeof(p));
 	return stat(p, &st) == 0 && st.st_size == 0;
@@ -332,9 +346,9 @@ vm_cell_retry(struct vm_cell *cell, char *err, size_t errlen)
 {
 	char out[PATH_MAX];
 
-	vm_guest_kill(&cell->guest);
+	vm_guest_kill(&cell->host->guest);
 	vm_nfs_stop(cell);
-	cell->kvm_failed = 1;
+	cell->host->kvm_failed = 1;
 	kvm_broken = 1;
 	path(cell, "out", out, sizeof(out));
 	vm_rmtree(out);
@@ -360,7 +374,7 @@ failed(struct vm_cell *cell, const char *what, const char *logname, char *err,
 {
 	char log[PATH_MAX], tail[2048], panic[256] = "";
 
-	vm_guest_kill(&cell->guest);
+	vm_guest_kill(&cell->host->guest);
 	path(cell, "console.log", log, sizeof(log));
 	/* A panic's own line is above its stack trace: name it apart. */
 	if (logline(log, "Kernel panic", panic + 2, sizeof(panic) - 2))
@@ -394,10 +408,25 @@ boot_time(struct vm_cell *cell)
 	path(cell, "out/started", p, sizeof(p));
 	if (cell->boot_ns >= 0 || stat(p, &st) == -1)
 		return;
-	t = ((int64_t)st.st_mtim.tv_sec - cell->guest.start_wall.tv_sec) *
+	t = ((int64_t)st.st_mtim.tv_sec - cell->host->guest.start_wall.tv_sec) *
 	        1000000000 +
-	    (st.st_mtim.tv_nsec - cell->guest.start_wall.tv_nsec);
+	    (st.st_mtim.tv_nsec - cell->host->guest.start_wall.tv_nsec);
 	cell->boot_ns = t > 0 ? t : 0;
+}
+
+/*
+ * Whether a job that failed ran out of room on the host: next to nothing
+ * is left on the filesystem under the cell's (sparse) image, whose writes
+ * QEMU then failed to the guest as I/O errors (vm/qemu.c). The guest's
+ * console, on the same full filesystem, may have lost its own word of it.
+ */
+static int
+host_full(const struct vm_cell *cell)
+{
+	struct statvfs sv;
+
+	return statvfs(cell->host->dir, &sv) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < HOST_FULL_BYTES;
 }
 
 /* The guest died of KVM: a retry under auto, else the user's error. */
@@ -405,7 +434,7 @@ static enum vm_state
 kvm_death(struct vm_cell *cell, char *err, size_t errlen)
 {
 	if (strcmp(cell->c->accel, "auto") == 0) {
-		vm_guest_kill(&cell->guest);
+		vm_guest_kill(&cell->host->guest);
 		return cell->state = VM_RETRY;
 	}
 	return failed(cell,
@@ -419,7 +448,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 	char p[PATH_MAX], qlog[PATH_MAX], st[512], what[768];
-	int64_t now = vm_now_ns();
+	int64_t now = clock_now_ns();
 	int kvm = strcmp(cell->accel, "kvm") == 0, r;
 
 	if (cell->state == VM_SERVER) {
@@ -440,7 +469,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	 * A QEMU that has exited is judged by its log and the guest's status;
 	 * only one that runs on, silent, is taken for a KVM that spins.
 	 */
-	if (!vm_guest_exited(&cell->guest)) {
+	if (!vm_guest_exited(&cell->host->guest)) {
 		int64_t boot = c->boot_timeout_ns > 0 ? c->boot_timeout_ns
 		    : strcmp(cell->accel, "kvm") == 0 ? BOOT_KVM_NS
 		                                      : BOOT_TCG_NS;
@@ -449,12 +478,13 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		    (logline(qlog, KVM_DEATH, NULL, 0) ||
 		        kvm_silent(cell, now)))
 			return kvm_death(cell, err, errlen);
-		if (now - cell->guest.start_ns > c->timeout_ns)
+		if (now - cell->host->guest.start_ns > c->timeout_ns)
 			snprintf(what, sizeof(what),
 			    "the guest did not finish within %.0f s "
 			    "(--timeout)",
 			    (double)c->timeout_ns / 1e9);
-		else if (now - cell->guest.start_ns > boot && !booted(cell))
+		else if (now - cell->host->guest.start_ns > boot &&
+		    !booted(cell))
 			snprintf(what, sizeof(what),
 			    "the guest did not boot within %.0f s "
 			    "(--boot-timeout): its init never came up",
@@ -473,22 +503,34 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	if (st[0] == '\0' && logline(p, INIT_SAYS "error: ", st, sizeof(st)))
 		memmove(st, st + strlen(INIT_SAYS),
 		    strlen(st + strlen(INIT_SAYS)) + 1);
+	/*
+	 * A host filesystem that filled under the cell's image also fails
+	 * the guest's writes to the share: there may be no status at all.
+	 */
+	if (strcmp(st, "exit 0") != 0 && host_full(cell)) {
+		snprintf(what, sizeof(what),
+		    "the host's filesystem under '%s' is full: the guest's disk "
+		    "image could not grow, and the guest saw I/O errors (free "
+		    "some space, or point TMPDIR at a larger filesystem)",
+		    vm_tmpdir());
+		return failed(cell, what, "console.log", err, errlen);
+	}
 	if (st[0] == '\0') {
-		if (WIFSIGNALED(cell->guest.status)) {
+		if (WIFSIGNALED(cell->host->guest.status)) {
 			snprintf(what, sizeof(what),
 			    "QEMU was killed by signal %d before the job ended",
-			    WTERMSIG(cell->guest.status));
+			    WTERMSIG(cell->host->guest.status));
 			return failed(cell, what, "console.log", err, errlen);
 		}
-		if (WIFEXITED(cell->guest.status) &&
-		    WEXITSTATUS(cell->guest.status) != 0) {
+		if (WIFEXITED(cell->host->guest.status) &&
+		    WEXITSTATUS(cell->host->guest.status) != 0) {
 			char log[PATH_MAX], tail[1024];
 
 			path(cell, "qemu.log", log, sizeof(log));
 			vm_tail(log, 3, tail, sizeof(tail));
 			snprintf(what, sizeof(what),
 			    "QEMU failed (exit %d): %s",
-			    WEXITSTATUS(cell->guest.status), tail);
+			    WEXITSTATUS(cell->host->guest.status), tail);
 			return failed(cell, what, "console.log", err, errlen);
 		}
 		return failed(cell,
@@ -517,6 +559,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 			    "the job in the guest failed (%s)", st);
 		return failed(cell, what, "out/job.log", err, errlen);
 	}
+	cell->guest_ns = now - cell->host->guest.start_ns;
 	return cell->state = VM_DONE;
 }
 
@@ -592,7 +635,7 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	vm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:i, "
 	               "s:o}",
 	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
-	    "kernel_release", rel, "cmdline", cell->cmdline, "accel",
+	    "kernel_release", rel, "cmdline", cell->host->cmdline, "accel",
 	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
 	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
 	    "parallel_guests", cell->parallel_guests, "image", img);
@@ -625,9 +668,12 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 void
 vm_cell_cleanup(struct vm_cell *cell)
 {
-	vm_guest_kill(&cell->guest);
+	if (cell->host == NULL)
+		return;
+	vm_guest_kill(&cell->host->guest);
 	vm_nfs_stop(cell);
-	if (cell->dir[0] != '\0')
-		vm_rmtree(cell->dir);
-	cell->dir[0] = '\0';
+	if (cell->host->dir[0] != '\0')
+		vm_rmtree(cell->host->dir);
+	free(cell->host);
+	cell->host = NULL;
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
-#define MAXARGS 64
+/* The most words the mkfs options may have. */
+#define MAXOPTS 64
 
 /* mkfs.TYPE on PATH, or in the sbin directories a user's PATH may lack. */
 static int
@@ -62,28 +64,19 @@ vm_image_check(const char *fstype, char *err, size_t errlen)
 static int
 runmkfs(char *const *argv, const char *logpath, char *err, size_t errlen)
 {
+	struct vm_spawn sp = {.argv = argv,
+	    .log = logpath,
+	    .truncate = 1,
+	    .out = -1,
+	    .netns = -1,
+	    .mntns = -1,
+	    .pdeathsig = SIGKILL};
 	pid_t pid;
-	int st;
+	int st = 0;
 
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	if ((pid = vm_spawn(&sp, err, errlen)) == -1)
 		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd != -1) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
+	vm_spawn_wait(&pid, &st);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		char tail[512];
 
@@ -98,8 +91,8 @@ int
 vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
     uint64_t size_bytes, const char *logpath, char *err, size_t errlen)
 {
-	char mkfs[PATH_MAX], opts[1024], *argv[MAXARGS + 8], *save = NULL;
-	size_t n = 0;
+	char mkfs[PATH_MAX], opts[1024], *argv[MAXOPTS + 8], *save = NULL;
+	size_t n = 0, nopt = 0;
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -129,10 +122,24 @@ vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 		argv[n++] = "-f";
 		argv[n++] = "-q";
 	}
+	if (strlen(mkfs_opts) >= sizeof(opts)) {
+		snprintf(err, errlen,
+		    "the mkfs options are too long (%zu bytes, "
+		    "at most %zu)",
+		    strlen(mkfs_opts), sizeof(opts) - 1);
+		return -1;
+	}
 	snprintf(opts, sizeof(opts), "%s", mkfs_opts);
-	for (char *o = strtok_r(opts, " \t", &save); o != NULL && n < MAXARGS;
-	     o = strtok_r(NULL, " \t", &save))
+	for (char *o = strtok_r(opts, " \t", &save); o != NULL;
+	     o = strtok_r(NULL, " \t", &save)) {
+		if (nopt++ == MAXOPTS) {
+			snprintf(err, errlen,
+			    "too many mkfs options (more than %d words)",
+			    MAXOPTS);
+			return -1;
+		}
 		argv[n++] = o;
+	}
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
 	return runmkfs(argv, logpath, err, errlen);

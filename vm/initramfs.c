@@ -19,7 +19,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 /* The bytes of build/vm/init and their count (build/vm/init_blob.o). */
 extern const unsigned char vm_init_blob[];

@@ -21,6 +21,9 @@
 
 #include "vm.h"
 
+/* The most an image's payload may unpack to (a vmlinux is ~20-80 MiB). */
+#define VM_KERNEL_VMLINUX_MAX (1 << 30)
+
 static int
 isdir(const char *path)
 {

@@ -13,17 +13,15 @@
  * leaves the build's seconds in kbuild.time.
  */
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 static int
 isfile(const char *dir, const char *name)
@@ -62,40 +60,10 @@ static int
 git(const char *src, const char *a1, const char *a2, const char *a3, char *out,
     size_t len)
 {
-	int fd[2], st;
-	size_t have = 0;
-	ssize_t n;
-	pid_t pid;
+	char *argv[] = {
+	    "git", "-C", (char *)src, (char *)a1, (char *)a2, (char *)a3, NULL};
 
-	if (pipe2(fd, O_CLOEXEC) == -1)
-		return -1;
-	if ((pid = fork()) == -1) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fd[1], 1);
-		if (null != -1) {
-			dup2(null, 0);
-			dup2(null, 2);
-		}
-		execlp("git", "git", "-C", src, a1, a2, a3, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	while ((n = read(fd[0], out + have, len - 1 - have)) > 0 ||
-	    (n == -1 && errno == EINTR))
-		if (n > 0 && (have += (size_t)n) == len - 1)
-			break;
-	out[have] = '\0';
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return vm_spawn_output(argv, out, len);
 }
 
 /* The source tree's commit and state, when it is a git work tree. */

@@ -37,7 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "../model/clock.h"
+#include "vm_impl.h"
 
 #define GANESHA "/usr/bin/ganesha.nfsd"
 #define RPCBIND "/usr/sbin/rpcbind"
@@ -197,7 +198,7 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 	char p[PATH_MAX];
 	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/export", cell->dir);
+	snprintf(p, sizeof(p), "%s/export", cell->host->dir);
 	/* A retry's server finds the export as the first one found it. */
 	vm_rmtree(p);
 	if (mkdir(p, 0777) == -1) {
@@ -205,7 +206,7 @@ ganesha_conf(struct vm_cell *cell, char *err, size_t errlen)
 		    err, errlen, "cannot make '%s': %s", p, strerror(errno));
 		return -1;
 	}
-	snprintf(p, sizeof(p), "%s/ganesha.conf", cell->dir);
+	snprintf(p, sizeof(p), "%s/ganesha.conf", cell->host->dir);
 	if ((f = fopen(p, "we")) == NULL) {
 		snprintf(
 		    err, errlen, "cannot write '%s': %s", p, strerror(errno));
@@ -254,7 +255,7 @@ vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen)
 
 	if (!knfsd && ganesha_conf(cell, err, errlen) == -1)
 		return -1;
-	snprintf(p, sizeof(p), "%s/out/nfs-setup.sh", cell->dir);
+	snprintf(p, sizeof(p), "%s/out/nfs-setup.sh", cell->host->dir);
 	if ((f = fopen(p, "we")) == NULL) {
 		snprintf(
 		    err, errlen, "cannot write '%s': %s", p, strerror(errno));
@@ -376,22 +377,22 @@ namespaces(struct vm_cell *cell, char *err, size_t errlen)
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	if ((cell->ns_pid = fork()) == -1) {
+	if ((cell->host->ns_pid = fork()) == -1) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
-		cell->ns_pid = 0;
+		cell->host->ns_pid = 0;
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
 	}
-	if (cell->ns_pid == 0) {
+	if (cell->host->ns_pid == 0) {
 		close(fds[0]);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
-		holder(fds[1], cell->dir);
+		holder(fds[1], cell->host->dir);
 	}
-	setpgid(cell->ns_pid, cell->ns_pid);
+	setpgid(cell->host->ns_pid, cell->host->ns_pid);
 	close(fds[1]);
 	while (
 	    (n = read(fds[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0 ||
@@ -405,11 +406,11 @@ namespaces(struct vm_cell *cell, char *err, size_t errlen)
 		    got > 0 ? msg : "its holder died");
 		return -1;
 	}
-	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)cell->ns_pid);
-	cell->netns = open(p, O_RDONLY | O_CLOEXEC);
-	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)cell->ns_pid);
-	cell->mntns = open(p, O_RDONLY | O_CLOEXEC);
-	if (cell->netns == -1 || cell->mntns == -1) {
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)cell->host->ns_pid);
+	cell->host->netns = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)cell->host->ns_pid);
+	cell->host->mntns = open(p, O_RDONLY | O_CLOEXEC);
+	if (cell->host->netns == -1 || cell->host->mntns == -1) {
 		snprintf(
 		    err, errlen, "cannot open '%s': %s", p, strerror(errno));
 		return -1;
@@ -451,21 +452,26 @@ vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	char log[PATH_MAX];
 	char *rargv[] = {RPCBIND, "-f", "-w", NULL};
-	struct vm_spawn sp = {rargv, log, 0, -1, -1, SIGKILL};
+	struct vm_spawn sp = {.argv = rargv,
+	    .log = log,
+	    .out = -1,
+	    .netns = -1,
+	    .mntns = -1,
+	    .pdeathsig = SIGKILL};
 
 	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
 		return 0;
-	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
+	snprintf(log, sizeof(log), "%s/ganesha.log", cell->host->dir);
 	if (namespaces(cell, err, errlen) == -1) {
 		vm_nfs_stop(cell);
 		return -1;
 	}
-	sp.netns = cell->netns;
-	sp.mntns = cell->mntns;
-	cell->nfs_start_ns = vm_now_ns();
+	sp.netns = cell->host->netns;
+	sp.mntns = cell->host->mntns;
+	cell->host->nfs_start_ns = clock_now_ns();
 	/* ganesha registers its programs with rpcbind or gives up. */
-	if ((cell->rpcbind_pid = vm_spawn(&sp, err, errlen)) == -1) {
-		cell->rpcbind_pid = 0;
+	if ((cell->host->rpcbind_pid = vm_spawn(&sp, err, errlen)) == -1) {
+		cell->host->rpcbind_pid = 0;
 		vm_nfs_stop(cell);
 		return -1;
 	}
@@ -479,23 +485,30 @@ vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
 	/* A pid file per cell: ganesha locks it. */
 	char *gargv[] = {GANESHA, "-F", "-f", conf, "-L", log, "-p", pid, "-N",
 	    "NIV_EVENT", NULL};
-	struct vm_spawn sp = {gargv, log, 0, cell->netns, cell->mntns, SIGKILL};
+	struct vm_spawn sp = {.argv = gargv,
+	    .log = log,
+	    .out = -1,
+	    .netns = cell->host->netns,
+	    .mntns = cell->host->mntns,
+	    .pdeathsig = SIGKILL};
 	const char *who = NULL, *how = "exited";
 
 	if (strcmp(cell->c->nfs_server, "ganesha") != 0)
 		return 1;
-	snprintf(conf, sizeof(conf), "%s/ganesha.conf", cell->dir);
-	snprintf(log, sizeof(log), "%s/ganesha.log", cell->dir);
-	snprintf(pid, sizeof(pid), "%s/ganesha.pid", cell->dir);
-	if (cell->nfs_pid != 0 && listening(cell->ns_pid, NFS_PORT) &&
-	    listening(cell->ns_pid, MNT_PORT))
+	snprintf(conf, sizeof(conf), "%s/ganesha.conf", cell->host->dir);
+	snprintf(log, sizeof(log), "%s/ganesha.log", cell->host->dir);
+	snprintf(pid, sizeof(pid), "%s/ganesha.pid", cell->host->dir);
+	if (cell->host->nfs_pid != 0 &&
+	    listening(cell->host->ns_pid, NFS_PORT) &&
+	    listening(cell->host->ns_pid, MNT_PORT))
 		return 1;
-	if (vm_spawn_exited(&cell->rpcbind_pid, NULL))
+	if (vm_spawn_exited(&cell->host->rpcbind_pid, NULL))
 		who = "rpcbind";
-	else if (cell->nfs_pid != 0 && vm_spawn_exited(&cell->nfs_pid, NULL))
+	else if (cell->host->nfs_pid != 0 &&
+	    vm_spawn_exited(&cell->host->nfs_pid, NULL))
 		who = "ganesha";
-	else if (vm_now_ns() - cell->nfs_start_ns > GANESHA_START_NS) {
-		who = cell->nfs_pid != 0 ? "ganesha" : "rpcbind";
+	else if (clock_now_ns() - cell->host->nfs_start_ns > GANESHA_START_NS) {
+		who = cell->host->nfs_pid != 0 ? "ganesha" : "rpcbind";
 		how = "did not start in time";
 	}
 	if (who != NULL) {
@@ -505,9 +518,10 @@ vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
 		vm_nfs_stop(cell);
 		return -1;
 	}
-	if (cell->nfs_pid == 0 && listening(cell->ns_pid, RPCBIND_PORT) &&
-	    (cell->nfs_pid = vm_spawn(&sp, err, errlen)) == -1) {
-		cell->nfs_pid = 0;
+	if (cell->host->nfs_pid == 0 &&
+	    listening(cell->host->ns_pid, RPCBIND_PORT) &&
+	    (cell->host->nfs_pid = vm_spawn(&sp, err, errlen)) == -1) {
+		cell->host->nfs_pid = 0;
 		vm_nfs_stop(cell);
 		return -1;
 	}
@@ -523,12 +537,12 @@ vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen)
 void
 vm_nfs_stop(struct vm_cell *cell)
 {
-	vm_spawn_kill(&cell->nfs_pid, NULL);
-	vm_spawn_kill(&cell->rpcbind_pid, NULL);
-	vm_spawn_kill(&cell->ns_pid, NULL);
-	if (cell->netns != -1)
-		close(cell->netns);
-	if (cell->mntns != -1)
-		close(cell->mntns);
-	cell->netns = cell->mntns = -1;
+	vm_spawn_kill(&cell->host->nfs_pid, NULL);
+	vm_spawn_kill(&cell->host->rpcbind_pid, NULL);
+	vm_spawn_kill(&cell->host->ns_pid, NULL);
+	if (cell->host->netns != -1)
+		close(cell->host->netns);
+	if (cell->host->mntns != -1)
+		close(cell->host->mntns);
+	cell->host->netns = cell->host->mntns = -1;
 }

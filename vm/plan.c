@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../analysis/analysis.h"
-#include "vm.h"
+#include "vm_impl.h"
 
 /* The cell's name in a series and in messages: the kernel, the disk. */
 static void

@@ -12,23 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "../model/clock.h"
+#include "vm_impl.h"
 
 #define MAXARGS 64
 
 int
 vm_qemu_version(char *buf, size_t len, char *err, size_t errlen)
 {
-	char line[256] = "";
+	char *argv[] = {VM_QEMU, "--version", NULL}, line[256];
 	const char *p;
-	FILE *f = popen(VM_QEMU " --version 2>/dev/null", "r");
 
-	if (f != NULL) {
-		if (fgets(line, sizeof(line), f) == NULL)
-			line[0] = '\0';
-		pclose(f);
-	}
-	if ((p = strstr(line, "version ")) == NULL) {
+	if (vm_spawn_output(argv, line, sizeof(line)) == -1 ||
+	    (p = strstr(line, "version ")) == NULL) {
 		snprintf(err, errlen,
 		    "cannot run %s: it is not on PATH (Debian: apt-get "
 		    "install qemu-system-x86)",
@@ -113,8 +109,15 @@ vm_guest_start(
 	 */
 	snprintf(icount, sizeof(icount), "shift=%d,sleep=off", c->icount_shift);
 	own[0] = escape("file:", c->console, "");
-	own[1] = escape(
-	    "file=", c->image, ",format=raw,if=none,id=ubcdisk,cache=none");
+	/*
+	 * An error writing or reading the image on the host (its disk full:
+	 * the image is sparse) goes to the guest as an I/O error, which fails
+	 * the job, rather than QEMU's default for ENOSPC, which pauses the
+	 * guest until someone resumes it: a cell that hangs to its timeout.
+	 */
+	own[1] = escape("file=", c->image,
+	    ",format=raw,if=none,id=ubcdisk,cache=none,werror=report,"
+	    "rerror=report");
 	own[2] = escape("local,path=", c->outdir,
 	    ",mount_tag=ubcout,security_model=none,multidevs=remap");
 	own[3] = NULL;
@@ -170,10 +173,11 @@ vm_guest_start(
 	sp.argv = argv;
 	sp.log = c->log;
 	sp.truncate = 1;
+	sp.out = -1;
 	sp.netns = c->netns;
 	sp.mntns = c->mntns;
 	sp.pdeathsig = SIGKILL;
-	g->start_ns = vm_now_ns();
+	g->start_ns = clock_now_ns();
 	clock_gettime(CLOCK_REALTIME, &g->start_wall);
 	if ((g->pid = vm_spawn(&sp, err, errlen)) == -1)
 		g->pid = 0;

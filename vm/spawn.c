@@ -1,10 +1,11 @@
 /*
- * spawn.c - the programs a cell runs on the host (QEMU, rpcbind, ganesha),
- * started one way: a process group of its own (a terminal's ^C reaches
- * us, not them; we kill the whole group), a parent-death signal checked
- * after it is set (a parent already gone means exit at once), the
- * signals we catch back to their defaults, no descriptor of ours but the
- * log on stdout and stderr and /dev/null on stdin, optionally inside a
+ * spawn.c - the programs vm runs on the host (QEMU, rpcbind, ganesha,
+ * mkfs, and git and QEMU asked what they are), started one way: a process group
+ * of its own (a terminal's ^C reaches us, not them; we kill the whole group), a
+ * parent-death signal checked after it is set (a parent already gone means exit
+ * at once), the signals we catch back to their defaults, no descriptor of ours
+ * but the log (or a pipe of ours) on stdout and stderr and /dev/null on stdin,
+ * optionally inside a
  * cell's namespaces; and stopped one way, a pid forgotten the moment it is
  * reaped, so that no later signal can reach a stranger that took it.
  */
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 /* In the child: everything before exec; -1 with errno set. */
 static int
@@ -47,13 +48,18 @@ child_setup(const struct vm_spawn *s, pid_t parent)
 		return -1;
 	if (s->mntns != -1 && setns(s->mntns, CLONE_NEWNS) == -1)
 		return -1;
+	/* Before the others close; dup2 onto itself would keep close-on-exec.
+	 */
+	if (s->out != -1 &&
+	    (s->out == 1 ? fcntl(1, F_SETFD, 0) : dup2(s->out, 1)) == -1)
+		return -1;
 	if (close_range(3, ~0U, 0) == -1)
 		return -1;
 	if ((fd = open(s->log != NULL ? s->log : "/dev/null",
 	         O_WRONLY | O_CREAT | O_APPEND | (s->truncate ? O_TRUNC : 0),
 	         0644)) == -1)
 		return -1;
-	if (dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+	if ((s->out == -1 && dup2(fd, 1) == -1) || dup2(fd, 2) == -1)
 		return -1;
 	if (fd > 2)
 		close(fd);
@@ -106,17 +112,66 @@ vm_spawn_exited(pid_t *pid, int *status)
 }
 
 void
-vm_spawn_kill(pid_t *pid, int *status)
+vm_spawn_wait(pid_t *pid, int *status)
 {
 	int st = 0;
 
 	if (*pid <= 0)
 		return;
-	kill(-*pid, SIGKILL);
-	kill(*pid, SIGKILL);
 	while (waitpid(*pid, &st, 0) == -1 && errno == EINTR)
 		;
 	if (status != NULL)
 		*status = st;
 	*pid = 0;
+}
+
+void
+vm_spawn_kill(pid_t *pid, int *status)
+{
+	if (*pid <= 0)
+		return;
+	kill(-*pid, SIGKILL);
+	kill(*pid, SIGKILL);
+	vm_spawn_wait(pid, status);
+}
+
+int
+vm_spawn_output(char *const *argv, char *out, size_t len)
+{
+	struct vm_spawn s = {.argv = argv,
+	    .log = NULL,
+	    .netns = -1,
+	    .mntns = -1,
+	    .pdeathsig = SIGKILL};
+	char buf[4096], err[256];
+	size_t have = 0;
+	ssize_t n;
+	int fd[2], st = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	if (pipe2(fd, O_CLOEXEC) == -1)
+		return -1;
+	s.out = fd[1];
+	pid = vm_spawn(&s, err, sizeof(err));
+	close(fd[1]);
+	if (pid == -1) {
+		close(fd[0]);
+		return -1;
+	}
+	/* All of it is read, so that the program never blocks on a full pipe.
+	 */
+	while ((n = read(fd[0], buf, sizeof(buf))) > 0 ||
+	    (n == -1 && errno == EINTR)) {
+		size_t take = n > 0 ? (size_t)n : 0;
+
+		if (take > len - 1 - have)
+			take = len - 1 - have;
+		memcpy(out + have, buf, take);
+		have += take;
+	}
+	out[have] = '\0';
+	close(fd[0]);
+	vm_spawn_wait(&pid, &st);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

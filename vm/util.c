@@ -1,16 +1,15 @@
 /*
  * util.c - what the cell's steps share: the last lines of a log (a guest's
- * console mixes in carriage returns), removing a temporary tree, the clock.
+ * console mixes in carriage returns), removing a temporary tree.
  */
 #include <sys/stat.h>
 
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm_impl.h"
 
 void
 vm_tail(const char *path, int lines, char *buf, size_t len)
@@ -71,13 +70,4 @@ vm_rmtree(const char *path)
 		closedir(d);
 	}
 	rmdir(path);
-}
-
-int64_t
-vm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

@@ -25,16 +25,19 @@
  *
  * Nothing here prints or exits: errors come back as -1 (or NULL) with the
  * message, naming the kernel or the file, in the caller's buffer.
+ *
+ * This header is what the driver (cmd/vm.c) may use: the kernel, the checks
+ * before anything boots, the cell's life and its result, the plan. How a
+ * cell gets there (QEMU, the image, the initramfs, the NFS servers, the
+ * processes it spawns) is vm_impl.h's, which only vm/'s own files include
+ * (contrib/arrows.py checks it).
  */
 #ifndef UBC_VM_H
 #define UBC_VM_H
 
-#include <sys/types.h>
-
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -44,8 +47,6 @@
  * within 64 KiB of it, the version string):
  */
 #define VM_KERNEL_HEAD (0x10200 + 256)
-/* The most an image's payload may unpack to (a vmlinux is ~20-80 MiB). */
-#define VM_KERNEL_VMLINUX_MAX (1 << 30)
 
 struct vm_bzimage {
 	char version[256];    /* the setup header's kernel_version */
@@ -112,9 +113,8 @@ const char *vm_kernel_name(const struct vm_kernel *k);
 int vm_kernel_unpack(
     const struct vm_kernel *k, const char *out, char *err, size_t errlen);
 
-/* sha256.c: FIPS 180-4 SHA-256 of a file or of bytes, as 64 hex digits. */
+/* sha256.c: FIPS 180-4 SHA-256 of a file, as 64 hex digits. */
 int vm_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
-void vm_sha256(const void *data, size_t len, char hex[65]);
 
 /* modules.c: the modules a cell needs, dependencies first. */
 struct vm_modset {
@@ -136,25 +136,11 @@ void vm_modules_free(struct vm_modset *set);
 size_t vm_modules_needed(const char *fstype, const char **names, size_t max);
 
 /*
- * initramfs.c: a gzip'd cpio newc archive: our init as /init, the modules
- * (decompressed when they are .ko.xz, .ko.zst or .ko.gz) and /vm.conf,
- * whose text conf is (vm/vmconf.h; its module lines name the modules as
- * vm_initramfs_modname does).
- */
-int vm_initramfs_write(const char *path, const struct vm_modset *mods,
-    const char *conf, char *err, size_t errlen);
-/* Module i's path inside the initramfs, malloc'd; NULL: out of memory. */
-char *vm_initramfs_modname(const struct vm_modset *mods, size_t i);
-
-/*
- * image.c: a sparse image file of size_bytes with a filesystem made by
- * mkfs.FSTYPE and mkfs_opts (split at blanks); "none" leaves it raw.
- * mkfs's output goes to logpath. vm_image_check says, before anything
- * boots, whether mkfs.FSTYPE can be run.
+ * Before anything boots (the driver asks once for the whole invocation).
+ * image.c: whether mkfs.FSTYPE can be run ("none": a raw disk needs
+ * nothing).
  */
 int vm_image_check(const char *fstype, char *err, size_t errlen);
-int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
-    uint64_t size_bytes, const char *logpath, char *err, size_t errlen);
 /*
  * Whether the files of archive (their sizes as libarchive reads them) fit
  * a filesystem on an image of size_bytes; -1 with err saying how much it
@@ -170,75 +156,26 @@ const char *vm_tmpdir(void);
  */
 int vm_image_direct_check(const char *dir, char *err, size_t errlen);
 
-/* qemu.c: QEMU itself. */
-#define VM_QEMU "qemu-system-x86_64"
-
-/* "7.2.22" from `qemu-system-x86_64 --version`; -1 when QEMU is missing. */
+/* qemu.c: "7.2.22" from `qemu-system-x86_64 --version`; -1 when missing. */
 int vm_qemu_version(char *buf, size_t len, char *err, size_t errlen);
 
-/* Whether /dev/kvm opens and the processor has vmx or svm. */
-int vm_kvm_usable(void);
-
-struct vm_guest_conf {
-	const char *kernel, *initrd, *cmdline;
-	const char *image;  /* the disk, /dev/vda in the guest */
-	const char *outdir; /* the writable share */
-	const char *accel;  /* "kvm" or "tcg" */
-	int cpus;
-	int mem_mib;
-	int queues;          /* virtio-blk's queues */
-	int icount_shift;    /* -icount shift=N, or -1: the host's real time */
-	const char *console; /* the serial console's file */
-	const char *netdev;  /* -netdev's argument, or NULL: no network */
-	const char *log;     /* QEMU's own stdout and stderr */
-	int netns, mntns;    /* the namespaces QEMU runs in, or -1 */
-};
-
-struct vm_guest {
-	pid_t pid; /* also its process group; 0 when not running */
-	int64_t start_ns;
-	struct timespec start_wall; /* CLOCK_REALTIME at the start */
-	int status;                 /* wait status once reaped */
-};
-
-int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
-    size_t errlen);
-/* 1 when QEMU has exited (reaped, g->status set), 0 while it runs. */
-int vm_guest_exited(struct vm_guest *g);
-/* Kills QEMU's whole process group and reaps it; a no-op when not running. */
-void vm_guest_kill(struct vm_guest *g);
-
 /*
- * spawn.c: a program a cell runs on the host, in a process group of its
- * own, with stdin from /dev/null, stdout and stderr to log (NULL:
- * /dev/null), no other descriptor of ours, the signals we catch at their
- * defaults, pdeathsig (0: SIGKILL) sent to it should we die, and inside
- * the namespaces netns and mntns (descriptors, or -1 to stay in ours).
- * argv[0] is looked up on PATH when it holds no slash.
+ * nfs.c: NFS cells. In the guest, the job runs on VM_GUEST_NFS, an NFS
+ * mount of either the cell's own disk exported by the guest kernel's knfsd
+ * over its loopback ("knfsd"), or a directory of the cell's exported by
+ * nfs-ganesha on the host, in network and mount namespaces of the cell's
+ * own that QEMU shares, reached through QEMU's user network ("ganesha";
+ * root only).
  */
-struct vm_spawn {
-	char *const *argv;
-	const char *log;
-	int truncate; /* the log starts empty */
-	int netns, mntns;
-	int pdeathsig;
-};
+#define VM_GUEST_NFS "/run/ubcvm/nfs"
 
-pid_t vm_spawn(const struct vm_spawn *s, char *err, size_t errlen);
-/*
- * 1 when the process has exited or none runs (*pid 0): it is reaped, its
- * wait status in *status (when not NULL) and *pid set to 0 at once, so
- * that a pid the system may give another process is never signalled.
- */
-int vm_spawn_exited(pid_t *pid, int *status);
-/* Kills the process's group, reaps it and sets *pid to 0; 0 is a no-op. */
-void vm_spawn_kill(pid_t *pid, int *status);
-
-/* util.c: the last lines of a text file, carriage returns dropped. */
-void vm_tail(const char *path, int lines, char *buf, size_t len);
-/* Removes a directory tree (the cell's temporary files). */
-void vm_rmtree(const char *path);
-int64_t vm_now_ns(void);
+/* The server's name and the options, and that the host has its programs. */
+int vm_nfs_check(const char *server, const char *opts, const char *path,
+    char *err, size_t errlen);
+/* The modules an NFS cell needs beyond its disk's. */
+size_t vm_nfs_modules(const char *server, const char **names, size_t max);
+/* The capture's interface in the guest. */
+const char *vm_nfs_iface(const char *server);
 
 /*
  * cell.c: one kernel on one disk, from nothing to a result. In the guest
@@ -294,63 +231,23 @@ struct vm_cell_conf {
  */
 enum vm_state { VM_IDLE, VM_SERVER, VM_RUNNING, VM_RETRY, VM_DONE, VM_FAILED };
 
+/* The cell's files, QEMU and servers on the host (vm_impl.h). */
+struct vm_cell_host;
+
 struct vm_cell {
 	const struct vm_cell_conf *c;
-	char dir[PATH_MAX]; /* the cell's temporary directory */
-	char cmdline[512];
-	struct vm_guest guest;
 	enum vm_state state;
-	char accel[8];   /* the accelerator that ran it */
-	int kvm_failed;  /* auto fell back to TCG */
-	int64_t boot_ns; /* QEMU start to the job's start, -1 not yet */
+	char accel[8];    /* the accelerator that ran it */
+	int64_t boot_ns;  /* QEMU start to the job's start, -1 not yet */
+	int64_t guest_ns; /* QEMU start to the job's end, -1 not yet */
 	/*
 	 * The most cells the driver had under way at once while this one
 	 * was (the "vm" object's parallel_guests); set by the driver.
 	 */
 	int parallel_guests;
-	/*
-	 * ganesha (nfs.c): the holder of the cell's namespaces and their
-	 * descriptors (-1 for none), the rpcbind and ganesha in them (0 for
-	 * none), and when they were started.
-	 */
-	pid_t ns_pid, rpcbind_pid, nfs_pid;
-	int netns, mntns;
-	int64_t nfs_start_ns;
+	/* From vm_cell_prepare to vm_cell_cleanup; NULL outside. */
+	struct vm_cell_host *host;
 };
-
-/*
- * nfs.c: NFS cells. In the guest, the job runs on VM_GUEST_NFS, an NFS
- * mount of either the cell's own disk exported by the guest kernel's knfsd
- * over its loopback ("knfsd"), or a directory of the cell's exported by
- * nfs-ganesha on the host, in network and mount namespaces of the cell's
- * own that QEMU shares, reached through QEMU's user network ("ganesha";
- * root only). The guest sets it
- * up with a script the host writes into the cell's out directory, which
- * the init runs before the job.
- */
-#define VM_GUEST_NFS   "/run/ubcvm/nfs"
-#define VM_GUEST_SETUP "/run/ubcvm/out/nfs-setup.sh"
-
-/* The server's name and the options, and that the host has its programs. */
-int vm_nfs_check(const char *server, const char *opts, const char *path,
-    char *err, size_t errlen);
-/* The modules an NFS cell needs beyond its disk's. */
-size_t vm_nfs_modules(const char *server, const char **names, size_t max);
-/* The capture's interface in the guest. */
-const char *vm_nfs_iface(const char *server);
-/* The set-up script (and ganesha's configuration and export). */
-int vm_nfs_prepare(struct vm_cell *cell, char *err, size_t errlen);
-/*
- * Starts the host's server, if the cell has one: the namespaces and
- * rpcbind; vm_nfs_ready then starts ganesha once rpcbind listens, and
- * says 1 when ganesha listens (at once for a cell without a server), 0
- * not yet, -1 (err says why; everything stopped) when one died or did
- * not come up in time. Neither waits.
- */
-int vm_nfs_start(struct vm_cell *cell, char *err, size_t errlen);
-int vm_nfs_ready(struct vm_cell *cell, char *err, size_t errlen);
-/* Stops the host's servers and namespaces; a no-op when none runs. */
-void vm_nfs_stop(struct vm_cell *cell);
 
 /*
  * Before anything boots: that the cell's modules resolve and that its
