@@ -31,7 +31,9 @@
 #
 # Output: the build directory alone on stdout; progress on stderr (one
 # updating line on a tty); make's output in DIR/kbuild.log; the build's
-# seconds in DIR/kbuild.time, which `ubcreplay vm` records. Exit 0 when
+# seconds in DIR/kbuild.time, which `ubcreplay vm` records, and in a git
+# tree the commit built ("COMMIT clean|dirty") in DIR/kbuild.commit, which
+# names the kernel even after the tree moved on. Exit 0 when
 # built, 2 when TREE is no kernel tree, the config cannot be met or the
 # build failed (with the log's last lines).
 set -u
@@ -168,6 +170,17 @@ if [ -n "$only_config" ]; then
 	echo "$obj"
 	exit 0
 fi
+# What is built: the source's commit and whether tracked files differ from
+# it, read before make reads the files (vm/ktree.c prefers this record to
+# the source's HEAD later, which may have moved on).
+built=
+if head=$(git -C "$tree" rev-parse --verify -q HEAD 2>/dev/null); then
+	state=clean
+	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
+	    state=dirty
+	built="$head $state"
+fi
+rm -f "$obj/kbuild.commit"
 targets=bzImage
 grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets="bzImage modules"
 start=$(date +%s)
@@ -193,5 +206,6 @@ secs=$(($(date +%s) - start))
 [ "$rc" -eq 0 ] || failed "make $targets (exit $rc, after ${secs}s)"
 [ -f "$obj/arch/x86/boot/bzImage" ] || failed "make $targets (no bzImage)"
 echo "$secs" >"$obj/kbuild.time"
+[ -z "$built" ] || echo "$built" >"$obj/kbuild.commit"
 echo "$me: built $(cat "$obj/include/config/kernel.release") in ${secs}s" >&2
 echo "$obj"

@@ -10,7 +10,8 @@
  * build writes but does not install. A tree without modules needs none. The
  * source tree's git HEAD, and whether tracked files changed since, tell two
  * builds of one release apart: "6.1.192 base@1a2b3c4". contrib/vm-kbuild.sh
- * leaves the build's seconds in kbuild.time.
+ * leaves the build's seconds in kbuild.time and the commit it built, and
+ * whether it was dirty, in kbuild.commit.
  */
 #include <sys/stat.h>
 
@@ -66,13 +67,38 @@ git(const char *src, const char *a1, const char *a2, const char *a3, char *out,
 	return vm_spawn_output(argv, out, len);
 }
 
-/* The source tree's commit and state, when it is a git work tree. */
+/*
+ * The commit the tree's bzImage was built from: what contrib/vm-kbuild.sh
+ * recorded in kbuild.commit when it built it ("COMMIT clean" or "COMMIT
+ * dirty"), unless the bzImage is newer (built since by other means); else
+ * the source tree's HEAD now, when it is a git work tree. The source may
+ * have moved on since the build (another commit checked out for the next
+ * one): the record, where there is one, names what was built.
+ */
 static void
-gitstate(struct vm_kernel *k, const char *src)
+gitstate(struct vm_kernel *k, const char *dir, const char *src)
 {
-	char out[4096];
+	char out[4096], p[PATH_MAX + 64];
+	struct stat rec, img;
+	size_t n;
 
 	k->dirty = -1;
+	snprintf(p, sizeof(p), "%s/kbuild.commit", dir);
+	if (stat(p, &rec) == 0) {
+		snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", dir);
+		if (stat(p, &img) == 0 &&
+		    (rec.st_mtim.tv_sec > img.st_mtim.tv_sec ||
+		        (rec.st_mtim.tv_sec == img.st_mtim.tv_sec &&
+		            rec.st_mtim.tv_nsec >= img.st_mtim.tv_nsec)) &&
+		    firstline(dir, "kbuild.commit", out, sizeof(out)) == 0 &&
+		    (n = strspn(out, "0123456789abcdef")) == 40 &&
+		    (strcmp(out + n, " clean") == 0 ||
+		        strcmp(out + n, " dirty") == 0)) {
+			snprintf(k->commit, sizeof(k->commit), "%.40s", out);
+			k->dirty = strcmp(out + n, " dirty") == 0;
+			return;
+		}
+	}
 	if (git(src, "rev-parse", "--verify", "HEAD", out, sizeof(out)) == -1 ||
 	    strlen(out) < 41)
 		return;
@@ -297,7 +323,7 @@ vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 	if (none)
 		k->moddir[0] = '\0';
 	snprintf(k->tree, sizeof(k->tree), "%s", abs);
-	gitstate(k, src);
+	gitstate(k, abs, src);
 	k->build_s = -1;
 	if (firstline(abs, "kbuild.time", secs, sizeof(secs)) == 0)
 		k->build_s = strtol(secs, NULL, 10);
