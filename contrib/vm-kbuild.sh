@@ -94,11 +94,31 @@ if [ -z "$obj" ]; then
 		obj=$cache/$(basename "$tree")-$hash
 	fi
 fi
+# reseat FROM COPY TO: the build tools' records in COPY (a copy of the
+# build directory FROM, to be moved to TO) made to name TO. Kbuild's own
+# records name objects relative to the build directory, but tools/ (objtool,
+# which every object depends on) records absolute paths: left naming FROM,
+# objtool is rebuilt in the copy and then everything after it.
+reseat()
+{
+	[ -d "$2/tools" ] || return 0
+	from=$(printf '%s/' "$1" | sed 's/[][\.*^$#]/\\&/g')
+	to=$(printf '%s/' "$3" | sed 's/[\&#]/\\&/g')
+	find "$2/tools" -type f \( -name '.*.cmd' -o -name '*.d' \) \
+	    -exec grep -lF -e "$1/" {} + 2>/dev/null |
+	    while IFS= read -r f; do
+		t=$(stat -c %y "$f") &&
+		    sed -i "s#$from#$to#g" "$f" && touch -d "$t" "$f" || exit 1
+	    done
+}
+
 if [ -n "$seed" ] && [ ! -e "$obj" ]; then
 	[ -f "$seed/.config" ] && [ -f "$seed/Makefile" ] ||
 	    die "-s '$seed' is not a build directory (no .config and Makefile)"
 	rm -rf "$obj.seeding"
 	mkdir -p "$obj.seeding" && cp -a "$seed/." "$obj.seeding/" &&
+	    reseat "$(cd "$seed" && pwd -P)" "$(cd "$obj.seeding" && pwd -P)" \
+	    "$(dirname "$(cd "$obj.seeding" && pwd -P)")/$(basename "$obj")" &&
 	    mv "$obj.seeding" "$obj" || {
 		rm -rf "$obj.seeding"
 		die "cannot copy '$seed' to '$obj'"
