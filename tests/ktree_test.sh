@@ -277,6 +277,38 @@ dirty_long_status_body()
 	done
 }
 
+atf_test_case built_commit
+built_commit_head()
+{
+	atf_set "descr" "a tree is named by the commit vm-kbuild.sh recorded when it built the bzImage, not by the source's HEAD since; a bzImage built after the record by other means goes by HEAD"
+}
+built_commit_body()
+{
+	require_prog qemu-system-x86_64
+	require_prog git
+	[ -f "$small" ] || atf_fail "missing $small"
+	faketree tree "$(debian61)"
+	built=$(git -C tree rev-parse HEAD)
+	echo b >tree/later && git -C tree add later &&
+	    git -C tree -c user.name=t -c user.email=t@t commit -q -m later ||
+	    atf_fail "git commit"
+	head=$(git -C tree rev-parse --short=7 HEAD)
+	echo "$built dirty" >tree/kbuild.commit
+	atf_check -o save:plan "$ubc" vm -k tree --plan "$small"
+	grep -q "\"label\":\"[^\"]* tree@$(echo "$built" | cut -c1-7)-dirty ext4\"" plan ||
+	    atf_fail "not named by the recorded build: $(cat plan)"
+	touch -d '+1 minute' tree/arch/x86/boot/bzImage
+	atf_check -o save:plan "$ubc" vm -k tree --plan "$small"
+	grep -q "\"label\":\"[^\"]* tree@$head ext4\"" plan ||
+	    atf_fail "a newer bzImage not named by HEAD $head: $(cat plan)"
+	# A record that is not one is not taken.
+	echo "not a commit" >tree/kbuild.commit
+	touch -d '+2 minutes' tree/kbuild.commit
+	atf_check -o save:plan "$ubc" vm -k tree --plan "$small"
+	grep -q "\"label\":\"[^\"]* tree@$head ext4\"" plan ||
+	    atf_fail "a bad record was taken: $(cat plan)"
+}
+
 atf_test_case panic
 panic_head()
 {
@@ -396,6 +428,7 @@ atf_init_test_cases()
 	atf_add_test_case config
 	atf_add_test_case two_trees
 	atf_add_test_case dirty_long_status
+	atf_add_test_case built_commit
 	atf_add_test_case panic
 	atf_add_test_case from_source
 }
