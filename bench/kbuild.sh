@@ -67,7 +67,7 @@ t0=$(date +%s)
     UBC_BISECT_BUILD="'$kbuild' -O '$work/bisect' -s '$base' ." \
     UBCREPLAY=$ubc git bisect run "$top/contrib/vm-bisect.sh" -b "$base" \
     -F write.mean_bytes:-10% -a "$archive" -R "$work/bres" \
-    -- --mem 512 --cpus 1 -n 3) >"$work/bisect.out" 2>"$work/bisect.err" ||
+    -- --mem 512 --cpus 1 -n 5) >"$work/bisect.out" 2>"$work/bisect.err" ||
     { echo "kbuild bench: bisection: $(tail -n 5 "$work/bisect.err")"; exit 1; }
 total=$(($(date +%s) - t0))
 named=$(sed -n 's/ is the first bad commit$//p' "$work/bisect.out")

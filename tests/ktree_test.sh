@@ -398,7 +398,7 @@ from_source_body()
 	    UBC_BISECT_BUILD="'$kbuild' -O '$cache/ktree-bisect' -s '$base_build' ." \
 	    UBCREPLAY=$ubc git bisect run "$top/contrib/vm-bisect.sh" -b "$b" \
 	    -F write.mean_bytes:-10% -a "$small" -R "$PWD/bres" -o "$PWD/steps" \
-	    -- $VMOPTS -n 3) >bisect.out 2>bisect.err
+	    -- $VMOPTS -n 5) >bisect.out 2>bisect.err
 	rc=$?
 	(cd "$src" && git bisect reset base) >/dev/null 2>&1
 	[ $rc -eq 0 ] || atf_fail "git bisect run: $(tail -n 5 bisect.err)"
