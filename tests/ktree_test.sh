@@ -394,13 +394,16 @@ from_source_body()
 	# git bisect run: every step builds incrementally in one directory;
 	# the base is measured once.
 	rm -rf "$cache/ktree-bisect" bres
+	w=$PWD
 	(cd "$src" && git bisect start unrelated2 base &&
 	    UBC_BISECT_BUILD="'$kbuild' -O '$cache/ktree-bisect' -s '$base_build' ." \
 	    UBCREPLAY=$ubc git bisect run "$top/contrib/vm-bisect.sh" -b "$b" \
-	    -F write.mean_bytes:-10% -a "$small" -R "$PWD/bres" -o "$PWD/steps" \
+	    -F write.mean_bytes:-10% -a "$small" -R "$w/bres" -o "$w/steps" \
 	    -- $VMOPTS -n 5) >bisect.out 2>bisect.err
 	rc=$?
 	(cd "$src" && git bisect reset base) >/dev/null 2>&1
+	[ -z "$(git -C "$src" status --porcelain --ignored)" ] ||
+	    atf_fail "left in the source tree: $(git -C "$src" status --porcelain --ignored | head -3)"
 	[ $rc -eq 0 ] || atf_fail "git bisect run: $(tail -n 5 bisect.err)"
 	grep -q "^$(git -C "$src" rev-parse regress) is the first bad commit" bisect.out ||
 	    atf_fail "bisect did not name the regression: $(tail -n 5 bisect.out)"
