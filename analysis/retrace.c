@@ -78,7 +78,12 @@ phase_of(const json_t *o, struct phase_result *p)
 	p->app_ops = (uint64_t)result_geti(app, "ops");
 	p->app_bytes = (uint64_t)result_geti(app, "bytes");
 	hist_of(json_object_get(app, "size_hist"), &p->app_size);
-	p->ndev = json_array_size(json_object_get(o, "devices"));
+	/*
+	 * The devices come from the trace's mark for this phase
+	 * (result_phase_devices); a phase the trace has no mark for has none,
+	 * not a count of devices with no room for them.
+	 */
+	p->ndev = 0;
 }
 
 /* "2026-11-29T20:49:00Z" to seconds since the epoch; 0 when it is not. */
