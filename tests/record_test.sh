@@ -56,6 +56,16 @@ same_app_layer()
 	    atf_fail "replay wrote $bytes bytes, $3 $(awk '{ s += $1 } END { print s }' "$2")"
 }
 
+# same_tree FORMAT ORIG REPLAY WHAT: the two trees list alike under find's
+# -printf FORMAT (names, types, sizes, and links or link counts), or the
+# case fails saying the replay's tree differs from WHAT's.
+same_tree()
+{
+	(cd "$2" && find . -printf "$1\n" | sort) >want
+	(cd "$3" && find . -printf "$1\n" | sort) >got
+	diff want got >&2 || atf_fail "the replay's tree differs from $4"
+}
+
 atf_test_case strace_agrees
 strace_agrees_head()
 {
@@ -102,9 +112,7 @@ replay_tree_body()
 	    atf_fail "record failed"
 	"$ubc" -q -p none --keep w.trace d 2>err || atf_fail "replay failed: $(cat err)"
 	run=$(ls -d d/ubcreplay-run.*)
-	(cd src && find . -printf '%p %y %s %l %n\n' | sort) >want
-	(cd "$run" && find . -printf '%p %y %s %l %n\n' | sort) >got
-	diff want got >&2 || atf_fail "the replay's tree differs from the command's"
+	same_tree '%p %y %s %l %n' src "$run" "the command's"
 	# Written bytes are not zeros (nor a copy of what was recorded).
 	[ "$(tr -d '\000' <"$run/w/sub/moved" | wc -c)" -gt 30000 ] ||
 	    atf_fail "the replay wrote zeros"
@@ -127,9 +135,7 @@ git_tree_body()
 	"$ubc" record -q -o g.trace -C d -- git clone -q --no-hardlinks "$PWD/src" d/repo ||
 	    atf_fail "record failed"
 	"$ubc" -q -p none --keep g.trace r 2>err || atf_fail "replay failed: $(cat err)"
-	(cd d && find . -printf '%p %y %s %l\n' | sort) >want
-	(cd r/ubcreplay-run.* && find . -printf '%p %y %s %l\n' | sort) >got
-	diff want got >&2 || atf_fail "the replay's tree differs from git's"
+	same_tree '%p %y %s %l' d r/ubcreplay-run.* "git's"
 }
 
 atf_test_case setup_files
@@ -221,9 +227,7 @@ ordered_across_threads_body()
 	    for i in $(seq 24); do ln g$i h$i & done; wait
 	    for i in $(seq 12); do rm g$i & done; wait') || atf_fail "record failed"
 	"$ubc" -q -p none --keep o.trace d 2>err || atf_fail "replay failed: $(cat err)"
-	(cd src && find . -printf '%p %y %s %n\n' | sort) >want
-	(cd d/ubcreplay-run.* && find . -printf '%p %y %s %n\n' | sort) >got
-	diff want got >&2 || atf_fail "the replay's tree differs from the command's"
+	same_tree '%p %y %s %n' src d/ubcreplay-run.* "the command's"
 }
 
 atf_test_case timing
