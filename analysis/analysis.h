@@ -41,6 +41,7 @@ struct phase_result {
 	uint64_t entries, bytes;
 	uint64_t app_ops, app_bytes;
 	struct hist app_size;
+	int app_unseen; /* a command's write() calls: no app_write */
 	/*
 	 * One per device the probe measured, allocated by
 	 * result_phase_devices: a devstats is about 17 KB, so a run holds

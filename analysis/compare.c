@@ -290,7 +290,7 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
 	json_t *phases = json_object_get(run, "phases"), *ph;
 	double tot[3] = {0, 0, 0}, app_ops = 0, app_bytes = 0;
 	struct devsum dev;
-	int app = 0;
+	int app = 0, unseen = 0;
 	size_t i;
 
 	if (reduce_nfs(r, json_object_get(run, "nfs")) == -1)
@@ -318,13 +318,16 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
 		}
 	}
 
+	/* A command's write() calls are not seen: no app layer at all. */
+	json_array_foreach (phases, i, ph)
+		unseen |= !json_is_object(json_object_get(ph, "app_write"));
 	memset(&dev, 0, sizeof(dev));
 	json_array_foreach (phases, i, ph) {
 		json_t *aw = json_object_get(ph, "app_write"), *d;
 		size_t j;
 
 		devsum_phase(&dev, ph, fsdevs, fs_count);
-		if (json_is_object(aw)) {
+		if (!unseen) {
 			app = 1;
 			app_ops += num_or0(aw, "ops");
 			app_bytes += num_or0(aw, "bytes");
@@ -652,7 +655,9 @@ fairness(struct cmp *c, const struct cmp_result *a, const struct cmp_result *b)
 	    warn(c, "'%s' is a %s result, the baseline '%s' a %s one", b->path,
 	        b->kind, a->path, a->kind) == -1)
 		return -1;
-	if ((strcmp(basename_of(a->archive), basename_of(b->archive)) != 0 ||
+	/* Results of different kinds: the warning above says enough. */
+	if (strcmp(a->kind, b->kind) == 0 &&
+	    (strcmp(basename_of(a->archive), basename_of(b->archive)) != 0 ||
 	        a->archive_bytes != b->archive_bytes ||
 	        a->archive_entries != b->archive_entries) &&
 	    warn(c,

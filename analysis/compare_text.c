@@ -354,6 +354,7 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 	int lo = HIST_NBUCKETS, hi = -1;
 	uint64_t total[64];
 	size_t n = c->nresult < 64 ? c->nresult : 64;
+	const char *kind = "";
 	char lab[16];
 
 	for (size_t i = 0; i < n; i++) {
@@ -368,9 +369,12 @@ print_hist_layer(const struct cmp *c, FILE *fp, int l)
 	}
 	if (hi < 0)
 		return;
+	/* The kind of the first result that has the layer (a command has none).
+	 */
+	for (size_t i = 0; i < n && *kind == '\0'; i++)
+		kind = c->result[i]->layer_kind[l];
 	fprintf(fp, "%s transfer sizes: share of transfers per bucket (%s)\n",
-	    cmp_layer_name(l),
-	    c->result[0]->layer_kind[l][0] ? c->result[0]->layer_kind[l] : "?");
+	    cmp_layer_name(l), *kind ? kind : "?");
 	fprintf(fp, "  %-8s", "bucket");
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, " %9c", (int)('A' + i % 26));

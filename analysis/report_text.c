@@ -390,7 +390,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 	const json_t *phases = json_object_get(run, "phases"), *ph, *d;
 	struct hist app, dev[DEVSTATS_MAXDEV], bios[DEVSTATS_MAXDEV];
 	const char *names[3] = {"app write()", "bios", NULL};
-	int exact;
+	int exact, seen = 1;
 	size_t i, k, ndev = 0;
 	char el[32];
 
@@ -460,13 +460,17 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		}
 	}
 	json_array_foreach (phases, i, ph) {
+		const json_t *aw = json_object_get(ph, "app_write");
 		struct hist h;
 
-		hist_from(json_object_get(
-		              json_object_get(ph, "app_write"), "size_hist"),
-		    &h);
+		seen &= aw != NULL;
+		hist_from(json_object_get(aw, "size_hist"), &h);
 		hist_merge(&app, &h);
 	}
+	/*
+	 * A command's write() calls are not seen (its phase has no app_write):
+	 * no column of zeros.
+	 */
 	for (size_t n = 0; n < ndev; n++) {
 		struct hist cols[3] = {app, bios[n], dev[n]};
 
@@ -475,17 +479,20 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		if (exact) {
 			names[2] = result_gets(d, "device");
 			bucket_table(fp,
-			    "write sizes per layer (write() calls, "
-			    "bios submitted, device requests)",
-			    cols, names, 3);
+			    seen ? "write sizes per layer (write() calls, "
+			           "bios submitted, device requests)"
+			         : "write sizes per layer (bios submitted, "
+			           "device requests)",
+			    cols + !seen, names + !seen, 3 - !seen);
 			exact_block(fp, phases, n);
 		} else {
 			cols[1] = dev[n];
 			names[1] = result_gets(d, "device");
-			bucket_table(fp, hist_title(doc), cols, names, 2);
+			bucket_table(fp, hist_title(doc), cols + !seen,
+			    names + !seen, 2 - !seen);
 		}
 	}
-	if (ndev == 0) {
+	if (ndev == 0 && seen) {
 		names[1] = "app write()";
 		bucket_table(fp, "write sizes", &app, names + 1, 1);
 	}

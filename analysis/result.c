@@ -182,12 +182,15 @@ phase_json(const struct result *r, const struct phase_result *p)
 	for (size_t i = 0; i < p->ndev; i++)
 		json_array_append_new(devs,
 		    device_json(devname_at(r, i), &p->dev[i], size_kind(r)));
-	app = json_pack("{s:I,s:I,s:I,s:o}", "ops", (json_int_t)p->app_ops,
-	    "bytes", (json_int_t)p->app_bytes, "mean_bytes",
-	    mean(p->app_bytes, p->app_ops), "size_hist",
-	    result_hist_json(&p->app_size, "exact"));
+	/* A command's own calls are not seen: no layer, rather than zeros. */
+	app = p->app_unseen
+	    ? NULL
+	    : json_pack("{s:I,s:I,s:I,s:o}", "ops", (json_int_t)p->app_ops,
+	          "bytes", (json_int_t)p->app_bytes, "mean_bytes",
+	          mean(p->app_bytes, p->app_ops), "size_hist",
+	          result_hist_json(&p->app_size, "exact"));
 	return json_pack("{s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-	                 "s:I,s:I,s:I,s:I,s:o,s:o}",
+	                 "s:I,s:I,s:I,s:I,s:o*,s:o}",
 	    "phase", p->name, "status", p->failed ? "failed" : "ok", "error",
 	    p->failed ? p->error : NULL, "elapsed_ns",
 	    (json_int_t)p->elapsed_ns, "user_ns", (json_int_t)p->user_ns,

@@ -78,6 +78,7 @@ phase_of(const json_t *o, struct phase_result *p)
 	p->app_ops = (uint64_t)result_geti(app, "ops");
 	p->app_bytes = (uint64_t)result_geti(app, "bytes");
 	hist_of(json_object_get(app, "size_hist"), &p->app_size);
+	p->app_unseen = app == NULL;
 	/*
 	 * The devices come from the trace's mark for this phase
 	 * (result_phase_devices); a phase the trace has no mark for has none,

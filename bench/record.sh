@@ -10,22 +10,27 @@
 #   fidelity   (root, FIDELITY=1) on fresh ext4 and xfs loop filesystems,
 #              the command against its replay over RUNS runs each: write()
 #              calls and bytes (strace -f -y against the replay's result),
-#              and device write requests and bytes (/sys/block/loopN/stat
-#              around the command and a sync, against the same around the
-#              replay); and bsdtar's replay against `ubcreplay ARCHIVE`
-#              by `ubcreplay compare`.
+#              and what the device received, exact probe, by `ubcreplay
+#              compare` of the command run as a workload (`ubcreplay DIR
+#              -- command`) against the replay of its trace; and bsdtar's
+#              replay against `ubcreplay ARCHIVE`, the same way.
+#
+# The workloads: bsdtar -x of the emacs-sized archive, cp -a and git clone
+# of the first 3000 files of /usr/include, and make -j2 of the kernel's
+# objtool (tools/ of linux-source-6.1, from its tarball in /usr/src: make
+# skipped without it).
 #
 #   sh bench/record.sh TOP          (make bench runs it)
 #   FIDELITY=1 RUNS=5 sh bench/record.sh TOP
 #   SLOWDOWN=0 FIDELITY=1 sh bench/record.sh TOP     (fidelity alone)
 #   WORKLOADS="cp git" FSTYPES=xfs ...                (some of them)
 set -u
-top=$1
+top=$(cd "$1" && pwd) || exit 1
 ubc=$top/ubcreplay
 archive=$top/build/fixtures/emacs-like.tar.gz
 small=$top/build/fixtures/small.tar.gz
 REPS=${REPS:-3}
-WORKLOADS=${WORKLOADS:-bsdtar cp git}
+WORKLOADS=${WORKLOADS:-bsdtar cp git make}
 FSTYPES=${FSTYPES:-ext4 xfs}
 RUNS=${RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ubc-record-bench.XXXXXX") || exit 1
@@ -56,13 +61,27 @@ mkdir -p "$work/tree" "$work/repo"
 (cd "$work/repo" && cp -a "$work/tree/." . && git init -q && git add -A &&
     git -c user.name=b -c user.email=b@b commit -qm tree) || exit 1
 
+# A real C project built with make -j2: the kernel's objtool, its objects
+# in the directory measured, its sources outside it.
+case " $WORKLOADS " in
+*" make "*)
+	src=/usr/src/linux-source-6.1.tar.xz
+	if [ -f "$src" ] && command -v make >/dev/null && command -v cc >/dev/null; then
+		tar -xJf "$src" -C "$work" linux-source-6.1/tools || exit 1
+	else
+		echo "record: make needs $src, make and cc (contrib/deps.sh kbuild); skipped"
+		WORKLOADS=$(echo " $WORKLOADS " | sed 's/ make / /')
+	fi ;;
+esac
+
 # wl NAME DIR: the workload's command, run in DIR (which it fills); a
-# script of its own, so that record and strace run the same one.
+# script of its own, so that record, strace and ubcreplay run the same one.
 cat >"$work/wl.sh" <<EOF
 case \$1 in
 bsdtar) exec bsdtar -xf "$archive" -C "\$2" ;;
 cp) exec cp -a "$work/tree" "\$2/tree" ;;
 git) exec git clone -q --no-hardlinks "$work/repo" "\$2/repo" ;;
+make) exec make -s -j2 -C "$work/linux-source-6.1/tools/objtool" OUTPUT="\$(cd "\$2" && pwd)/" ;;
 esac
 EOF
 wl() { sh "$work/wl.sh" "$@"; }
@@ -143,9 +162,6 @@ loopfs()
 	basename "$dev"
 }
 
-# Write requests and bytes of a device: /sys/block/DEV/stat fields 5, 7.
-wstat() { awk '{ printf "%d %.0f\n", $5, $7 * 512 }' "/sys/block/$1/stat"; }
-
 # strace -f -y -s 0's write() calls under DIR: "count bytes" (-s 0: printed
 # data could hold a '<' taken for a path).
 appcalls()
@@ -154,9 +170,23 @@ appcalls()
 	    awk -v dir="$2/" 'index($1, dir) == 1 && $2 > 0 { n++; b += $2 } END { print n + 0, b + 0 }'
 }
 
+# verdict A.json B.json: compare's word on the device's write requests,
+# bytes, mean size and size histogram (significant or not), and the medians.
+verdict()
+{
+	"$ubc" compare "$1" "$2" >"$work/cmp.txt" 2>&1 || { echo "compare failed: $(cat "$work/cmp.txt")"; return; }
+	awk '$1 ~ /^write\.(ops|bytes|mean_bytes)$/ { printf "%s %s -> %s %s%s; ", $1, $2, $4, $6, ($7 == "*" ? " *" : "") }
+	    /^write transfer sizes/ { h = 1 }
+	    h && /chi-square/ { p = $0; sub(/.* p /, "", p); sub(/;.*/, "", p) }
+	    h && /median .* -> / { sub(/^ *EMD [^;]*; /, ""); printf "hist p %s, %s", p, $0; h = 0 }' "$work/cmp.txt"
+	echo
+}
+
 echo
-echo "fidelity over $RUNS runs: original (the command) against its replay, fresh loop filesystems"
-echo "fs    workload  app calls orig/replay  app bytes orig/replay  dev writes orig med [min..max]  replay med [min..max]  change  dev MB orig  replay  change  verdict"
+echo "fidelity over $RUNS runs: the command against its replay, fresh loop filesystems, exact probe"
+echo "(app: write() calls and bytes, strace of the command / the replay's own count;"
+echo " device: ubcreplay compare of the command as a workload against the replay,"
+echo " median -> median, change, * where significant; hist: the size histogram's verdict)"
 for fs in $FSTYPES; do
 	for w in $WORKLOADS; do
 		dev=$(loopfs "m$fs$w" $fs)
@@ -166,53 +196,29 @@ for fs in $FSTYPES; do
 		"$ubc" record -q -o "$work/f.trace.gz" -C "$m/rec" -- \
 		    sh "$work/wl.sh" $w "$m/rec" >/dev/null 2>&1
 		rm -rf "$m/rec"
-		mkdir "$m/st"
-		strace -f -y -qq -s 0 -e trace=write,pwrite64,writev,pwritev,copy_file_range -o "$work/s.out" \
-		    sh "$work/wl.sh" $w "$m/st" >/dev/null 2>&1
-		app=$(appcalls "$work/s.out" "$m/st")
-		rm -rf "$m/st"
+		# str, as long a name as rec: paths written into files (make's
+		# dependency records) are as long.
+		mkdir "$m/str" "$work/st"
+		# A file per process (-ff): -f alone splits the calls of
+		# processes that run at once (make's) into lines not read here.
+		strace -ff -y -qq -s 0 -e trace=write,pwrite64,writev,pwritev,copy_file_range -o "$work/st/s" \
+		    sh "$work/wl.sh" $w "$m/str" >/dev/null 2>&1
+		cat "$work"/st/s.* >"$work/s.out" && rm -rf "$work/st"
+		app=$(appcalls "$work/s.out" "$m/str")
+		rm -rf "$m/str" "$work/o.json" "$work/r.json"
 		sync -f "$m"
-		: >"$work/orig"
-		i=0
-		while [ $i -lt "$RUNS" ]; do
-			i=$((i + 1))
-			mkdir "$m/o$i" && sync -f "$m"
-			set -- $(wstat "$dev")
-			wl $w "$m/o$i" >/dev/null 2>&1
-			sync -f "$m"
-			set -- "$@" $(wstat "$dev")
-			echo "$(($3 - $1)) $(($4 - $2))" >>"$work/orig"
-			rm -rf "$m/o$i" && sync -f "$m"
-		done
-		"$ubc" -q -p interval -n "$RUNS" -o "$work/r.json" "$work/f.trace.gz" "$m" ||
+		"$ubc" -q -p exact -n "$RUNS" -l "$w" -o "$work/o.json" "$m" -- sh "$work/wl.sh" $w . 2>/dev/null ||
+		    echo "fidelity: the command failed on $fs $w"
+		"$ubc" -q -p exact -n "$RUNS" -l "$w replay" -o "$work/r.json" "$work/f.trace.gz" "$m" ||
 		    echo "fidelity: replay failed on $fs $w"
-		python3 - "$work/orig" "$work/r.json" "$fs" "$w" "$app" "$dev" <<'EOF'
-import json, statistics as st, sys
-orig = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
-d = json.load(open(sys.argv[2]))
-fs, w, app, dev = sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6]
-rep, acalls, abytes = [], None, None
-for r in d["runs"]:
-    ops = b = 0
-    for p in r["phases"]:
-        if p["phase"] == "replay":
-            acalls, abytes = p["app_write"]["ops"], p["app_write"]["bytes"]
-        if p["phase"] == "remove":
-            continue
-        for dv in p.get("devices", []):
-            if dv.get("device") == dev:
-                ops += dv["write"]["ops"]; b += dv["write"]["bytes"]
-    rep.append((ops, b))
-def s(v): return "%d [%d..%d]" % (st.median(v), min(v), max(v))
-oo, ro = [o for o, _ in orig], [o for o, _ in rep]
-ob, rb = [b for _, b in orig], [b for _, b in rep]
-inside = min(oo) <= st.median(ro) <= max(oo) and min(ob) <= st.median(rb) <= max(ob)
-dw = 100.0 * (st.median(ro) - st.median(oo)) / st.median(oo)
-db = 100.0 * (st.median(rb) - st.median(ob)) / st.median(ob)
-print("%-5s %-8s  %s/%s  %s/%s  %s  %s  %+.1f%%  %.1f  %.1f  %+.1f%%  %s" % (fs, w, app[0], acalls,
-      app[1], abytes, s(oo), s(ro), dw, st.median(ob) / 1e6, st.median(rb) / 1e6, db,
-      "within the original's range" if inside else "outside the original's range"))
-EOF
+		rapp=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+p=[p for p in d['runs'][0]['phases'] if p['phase'] == 'replay'][0]['app_write']
+print(p['ops'], p['bytes'])" "$work/r.json")
+		set -- $app $rapp
+		printf '%-5s %-7s app %s/%s calls %s/%s bytes%s\n      device: %s\n' $fs $w $1 $3 $2 $4 \
+		    "$([ "$1 $2" = "$3 $4" ] && echo ", equal" || echo ", DIFFERENT")" \
+		    "$(verdict "$work/o.json" "$work/r.json")"
+		umount "$m" && losetup -d "/dev/$dev" && rm -f "$m.img"
 	done
 done
 # bsdtar's replay against ubcreplay's own extraction of the archive.
@@ -224,6 +230,6 @@ for fs in $FSTYPES; do
 	rm -rf "$work/c$fs/rec"
 	"$ubc" -q -p exact -n "$RUNS" -o "$work/a.json" -l archive "$archive" "$work/c$fs" &&
 	    "$ubc" -q -p exact -n "$RUNS" -o "$work/t.json" -l "bsdtar trace" "$work/c.trace.gz" "$work/c$fs" &&
-	    { echo "== $fs: ubcreplay ARCHIVE against the replay of bsdtar -x's trace (exact probe)";
-	      "$ubc" compare "$work/a.json" "$work/t.json" | grep -v '^ *$' | head -40; }
+	    printf '%-5s ubcreplay ARCHIVE against the replay of bsdtar -x trace\n      device: %s\n' $fs \
+	    "$(verdict "$work/a.json" "$work/t.json")"
 done

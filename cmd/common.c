@@ -168,6 +168,7 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 	p->app_ops = out.report.app_ops;
 	p->app_bytes = out.report.app_bytes;
 	p->app_size = out.report.app_size;
+	p->app_unseen = out.report.app_unseen;
 	if (result_phase_devices(p, probe->target->ndev) == -1) {
 		snprintf(err, errlen, "cannot allocate the %s phase's devices",
 		    name);

@@ -4,7 +4,9 @@
  * devices behind DIR, -n times, then reports times and transfer sizes.
  * A workload trace (`ubcreplay record`, known by its first bytes) is taken
  * where an archive is: its set-up is made before each run's first mark,
- * and its operations replayed in a phase named "replay".
+ * and its operations replayed in a phase named "replay". A command
+ * (`ubcreplay [options] DIR -- command ...`) is run in the run directory in
+ * a phase named "command": the same runs, probes and result for any program.
  *
  * A run is three phases, each in its own child: extract, sync (--fsync end)
  * and remove (unless --keep). Before each run the target is synced, so that
@@ -59,9 +61,10 @@ struct opts {
 	int drop_caches;
 	int keep;
 	int quiet;
-	int timing;   /* a trace at its recorded pace */
-	int is_trace; /* the workload is a trace, not an archive */
-	const char *archive;
+	int timing;           /* a trace at its recorded pace */
+	int is_trace;         /* the workload is a trace, not an archive */
+	const char *archive;  /* NULL for a command */
+	char *const *command; /* what follows "--", or NULL */
 	const char *dir;
 };
 
@@ -92,9 +95,20 @@ static const struct option longopts[] = {
 static int
 parse(int argc, char **argv, struct opts *o)
 {
-	int c;
+	int c, k;
 
 	memset(o, 0, sizeof(*o));
+	/* Everything after the first "--" is a command, not our options. */
+	for (k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+		;
+	if (k < argc) {
+		if (k + 1 == argc) {
+			warnx("expected a command after '--'");
+			return -1;
+		}
+		o->command = argv + k + 1;
+		argc = k;
+	}
 	o->runs = 1;
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->probe = "auto";
@@ -180,6 +194,21 @@ parse(int argc, char **argv, struct opts *o)
 		default:
 			return -1;
 		}
+	}
+	if (o->command != NULL) {
+		if (argc - optind != 1) {
+			warnx("expected a directory before '--' and the "
+			      "command after it");
+			return -1;
+		}
+		if (o->timing || o->fsync == FSYNC_FILE) {
+			warnx("%s is for a workload trace or an archive, not "
+			      "a command",
+			    o->timing ? "--timing" : "--fsync file");
+			return -1;
+		}
+		o->dir = argv[optind];
+		return 0;
 	}
 	if (argc - optind != 2) {
 		warnx("expected an archive and a directory");
@@ -357,6 +386,7 @@ trace_setup(struct job *j, char *err, size_t errlen)
 static int
 one_run(struct job *j, int idx, struct run_result *run)
 {
+	struct replay_command_job cj;
 	struct replay_wtrace_job wj;
 	struct replay_tar_job tj;
 	const char *what;
@@ -406,11 +436,15 @@ one_run(struct job *j, int idx, struct run_result *run)
 	    .rundir = j->rundir,
 	    .info = j->winfo,
 	    .timing = j->o->timing};
+	cj = (struct replay_command_job){
+	    .argv = j->o->command, .rundir = j->rundir};
 	p = &run->phase[run->nphase++];
-	if ((j->o->is_trace ? phase(j, "replay", replay_wtrace_run, &wj, p, err,
-	                          sizeof(err))
-	                    : phase(j, "extract", replay_tar_extract, &tj, p,
-	                          err, sizeof(err))) == -1)
+	if ((j->o->command != NULL   ? phase(j, "command", replay_command_run,
+	                                   &cj, p, err, sizeof(err))
+	            : j->o->is_trace ? phase(j, "replay", replay_wtrace_run,
+	                                   &wj, p, err, sizeof(err))
+	                             : phase(j, "extract", replay_tar_extract,
+	                                   &tj, p, err, sizeof(err))) == -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
 	/* Someone else's doing explains the extraction's failure best. */
@@ -522,6 +556,15 @@ static json_t *
 workload_json(const struct opts *o, const struct replay_archive_info *info,
     const struct replay_wtrace_info *winfo, const uint64_t first[2])
 {
+	if (o->command != NULL) {
+		json_t *argv = json_array();
+
+		for (char *const *a = o->command; *a != NULL; a++)
+			json_array_append_new(argv, json_string(*a));
+		return json_pack("{s:o,s:s,s:b,s:b}", "command", argv, "fsync",
+		    fsync_name(o->fsync), "drop_caches", o->drop_caches, "keep",
+		    o->keep);
+	}
 	if (o->is_trace)
 		return json_pack(
 		    "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:s,s:b,s:b}",
@@ -579,6 +622,36 @@ result_text(struct result_stream *rs, json_t *doc)
 	return text;
 }
 
+/*
+ * The trace or archive: read through before any run, and named fully into
+ * archive (the child works inside the run directory).
+ */
+static int
+identify(struct opts *o, struct replay_archive_info *info,
+    struct replay_wtrace_info *winfo, char archive[PATH_MAX])
+{
+	char err[768];
+
+	o->is_trace = wtrace_is(o->archive);
+	if (o->timing && !o->is_trace) {
+		warnx("--timing: '%s' is not a workload trace", o->archive);
+		return -1;
+	}
+	if ((o->is_trace ? replay_wtrace_identify(
+	                       o->archive, winfo, err, sizeof(err))
+	                 : replay_archive_identify(
+	                       o->archive, info, err, sizeof(err))) == -1) {
+		warnx("%s", err);
+		return -1;
+	}
+	if (realpath(o->archive, archive) == NULL) {
+		warnx("cannot resolve archive '%s': %s", o->archive,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 cmd_tar(int argc, char **argv)
 {
@@ -593,7 +666,7 @@ cmd_tar(int argc, char **argv)
 	struct target t;
 	struct stat st;
 	struct job j;
-	char err[768], label[1200], archive[PATH_MAX], filter[32];
+	char err[768], label[1200], archive[PATH_MAX] = "", filter[32];
 	json_t *doc;
 	uint64_t first[2] = {0, 0};
 	int nrun = 0, status = EXIT_SUCCESS, sig, kept = 1;
@@ -607,24 +680,8 @@ cmd_tar(int argc, char **argv)
 	/* A workload trace says so in its first bytes; else an archive. */
 	memset(&info, 0, sizeof(info));
 	memset(&winfo, 0, sizeof(winfo));
-	o.is_trace = wtrace_is(o.archive);
-	if (o.timing && !o.is_trace) {
-		warnx("--timing: '%s' is not a workload trace", o.archive);
-		return EXIT_USAGE;
-	}
-	if ((o.is_trace ? replay_wtrace_identify(
-	                      o.archive, &winfo, err, sizeof(err))
-	                : replay_archive_identify(
-	                      o.archive, &info, err, sizeof(err))) == -1) {
-		warnx("%s", err);
-		return EXIT_FAILURE;
-	}
-	/* The child works inside the run directory: name the archive fully. */
-	if (realpath(o.archive, archive) == NULL) {
-		warnx("cannot resolve archive '%s': %s", o.archive,
-		    strerror(errno));
-		return EXIT_FAILURE;
-	}
+	if (o.command == NULL && identify(&o, &info, &winfo, archive) == -1)
+		return o.timing && !o.is_trace ? EXIT_USAGE : EXIT_FAILURE;
 	if (target_resolve(o.dir, &t, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
@@ -750,7 +807,7 @@ cmd_tar(int argc, char **argv)
 		snprintf(label, sizeof(label), "%s %s", t.fstype, t.options);
 		o.label = label;
 	}
-	r.kind = o.is_trace ? "trace" : "tar";
+	r.kind = o.command != NULL ? "command" : o.is_trace ? "trace" : "tar";
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
 	r.workload = workload_json(&o, &info, &winfo, first);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,7 +67,8 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
-	if (pipe(pfd) == -1) {
+	/* Not inherited by what the child execs (a command workload). */
+	if (pipe2(pfd, O_CLOEXEC) == -1) {
 		snprintf(
 		    err, errlen, "cannot make a pipe: %s", strerror(errno));
 		return -1;
@@ -152,7 +154,9 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 	}
 	return 0;
 kill:
+	/* A command's child leads a group: the command's processes go too. */
 	kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
 	close(pfd[0]);
 	reap(pid, out);
 	return -1;

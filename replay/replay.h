@@ -36,6 +36,7 @@ struct replay_report {
 	uint64_t app_ops; /* write() calls the workload made */
 	uint64_t app_bytes;
 	struct hist app_size; /* their sizes */
+	int app_unseen;       /* a command's calls: not seen, not zero */
 };
 
 struct replay_outcome {
@@ -54,8 +55,9 @@ typedef int (*replay_tick_fn)(void *ctx, char *err, size_t errlen);
  * that exits without a report, is a failed report, not an error. Returns -1
  * when the child could not be run, when tick fails, or when the parent was
  * asked to stop (stop_signal of model/stop.h, after the caller's stop_catch):
- * then the child has been killed and reaped, and the caller cleans up. The
- * child dies of the stop signals, whatever the parent does with them.
+ * then the child has been killed, with its process group when it made one
+ * (a command's), and reaped, and the caller cleans up. The child dies of the
+ * stop signals, whatever the parent does with them.
  */
 int replay_child(replay_fn fn, void *arg, int64_t interval_ns,
     replay_tick_fn tick, void *ctx, struct replay_outcome *out, char *err,
@@ -149,6 +151,26 @@ void replay_wtrace_setup(void *job, struct replay_report *rep);
  * in their recorded order where they depend on each other (wtrace_order.h).
  */
 void replay_wtrace_run(void *job, struct replay_report *rep);
+
+/*
+ * The command workload (command.c): a program run with the run directory as
+ * its working directory, its input /dev/null and its output on stderr. It
+ * fails when the command cannot start, exits non-zero or is killed.
+ */
+struct replay_command_job {
+	char *const *argv; /* argv[0] is looked up in PATH */
+	const char *rundir;
+};
+
+/* replay_fn: runs the command and waits for it. */
+void replay_command_run(void *job, struct replay_report *rep);
+
+/*
+ * Platform: the calling process is killed when its parent (pid parent)
+ * dies, so that a phase's child killed on a stop takes its command with
+ * it; where there is no such call, a command may outlive a stopped phase.
+ */
+int replay_die_with(pid_t parent);
 
 /*
  * Platform: opens path under dirfd without leaving it, through ".." or a

@@ -1,12 +1,15 @@
 /*
- * sys_linux.c - syncing one filesystem, dropping the page cache, and
- * opening a path that may not leave its directory, on Linux.
+ * sys_linux.c - syncing one filesystem, dropping the page cache, opening a
+ * path that may not leave its directory, and a process that dies with its
+ * parent, on Linux.
  */
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,4 +82,17 @@ replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
 	    (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* The parent may have died before the call: then it is not the parent. */
+int
+replay_die_with(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		return -1;
+	if (getppid() != parent) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
 }
