@@ -308,6 +308,7 @@ exact_block(FILE *fp, const json_t *phases, size_t n)
 {
 	int64_t ops = phase_sum(phases, n, "write", "ops");
 	int64_t bios = phase_sum(phases, n, "write", "bios");
+	int64_t splits = phase_sum(phases, n, "write", "splits");
 	int64_t seq = phase_sum(phases, n, "write", "seq_ops");
 	int64_t flushes = phase_sum(phases, n, NULL, "flushes");
 	int64_t lost = phase_sum(phases, n, NULL, "lost_events");
@@ -325,10 +326,11 @@ exact_block(FILE *fp, const json_t *phases, size_t n)
 		if (runs.count[b] != 0)
 			longest = b;
 	fprintf(fp,
-	    "  write: %" PRId64 " bios into %" PRId64 " requests "
-	    "(%.2f bios per request); %.1f%% sequential, %" PRIu64 " runs, "
-	    "longest %s+ requests\n",
-	    bios, ops, ops ? (double)bios / (double)ops : 0.0,
+	    "  write: %" PRId64 " bios into %" PRId64
+	    " requests (%.2f bios per request, %" PRId64
+	    " splits); %.1f%% sequential, %" PRIu64
+	    " runs, longest %s+ requests\n",
+	    bios, ops, ops ? (double)bios / (double)ops : 0.0, splits,
 	    ops ? 100.0 * (double)seq / (double)ops : 0.0, hist_total(&runs),
 	    hist_label(longest, label, sizeof(label)));
 	fprintf(fp,

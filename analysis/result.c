@@ -90,6 +90,8 @@ xfer_json(const struct xfer *x, const char *kind, int exact)
 		json_object_set_new(
 		    o, "bios", json_integer((json_int_t)x->bios));
 		json_object_set_new(
+		    o, "splits", json_integer((json_int_t)x->splits));
+		json_object_set_new(
 		    o, "bio_bytes", json_integer((json_int_t)x->bio_bytes));
 		json_object_set_new(o, "bio_size_hist",
 		    result_hist_json(&x->bio_size, "exact"));

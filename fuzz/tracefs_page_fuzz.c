@@ -3,7 +3,7 @@
  * exact probe reads from per_cpu/cpuN/trace_pipe_raw (traces.h): the input,
  * cut into pages of the recorded layout, is walked by tracefs_page_parse,
  * and every event is decoded by tracefs_block_decode with the recorded
- * formats of the three block events. The layout and formats are the
+ * formats of the four block events. The layout and formats are the
  * fixtures' (fixtures/tracefs_test/basic), found from the program's path
  * (build/fuzz/); the seeds are the recorded pages, raw0.bin and raw1.bin.
  *

@@ -335,6 +335,16 @@ on_queue(struct devacc *d, const struct blkev *e)
 		x->bio_fua++;
 }
 
+/* One split: the front part becomes a request the rest's bio does not. */
+static void
+on_split(struct devacc *d, const struct blkev *e)
+{
+	int dir = data_dir(e->flags);
+
+	if (dir != -1)
+		d->cur.xfer[dir].splits++;
+}
+
 static void
 on_flush_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 {
@@ -453,6 +463,9 @@ blkev_acc_add(struct blkev_acc *a, const struct blkev *e)
 	case BLKEV_QUEUE:
 		on_queue(d, e);
 		break;
+	case BLKEV_SPLIT:
+		on_split(d, e);
+		break;
 	case BLKEV_ISSUE:
 		on_issue(a, d, e);
 		break;
@@ -482,7 +495,9 @@ blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out)
 			if (d->run[k] > 0)
 				hist_add(&x->seq_runs, d->run[k], 1);
 			d->run[k] = 0;
-			x->merges = x->bios > x->ops ? x->bios - x->ops : 0;
+			x->merges = x->bios + x->splits > x->ops
+			    ? x->bios + x->splits - x->ops
+			    : 0;
 		}
 		if (d->inflight > 0 && now_ns > d->busy_since_ns) {
 			d->cur.busy_ns += now_ns - d->busy_since_ns;

@@ -1,9 +1,9 @@
 /*
- * blkev.h - block-layer events, one per bio queued, request issued and
- * request completed, and their reduction into struct devstats per device
- * and per phase. The exact probe feeds it live; a trace file read back
- * (ubcreplay report TRACE) feeds it the same events, so both give the same
- * statistics.
+ * blkev.h - block-layer events, one per bio queued, bio split, request
+ * issued and request completed, and their reduction into struct devstats
+ * per device and per phase. The exact probe feeds it live; a trace file
+ * read back (ubcreplay report TRACE) feeds it the same events, so both give
+ * the same statistics.
  *
  *	uint32_t devs[] = {BLKEV_DEV(7, 0)};
  *	struct blkev_acc *a = blkev_acc_new(devs, 1, t0_ns);
@@ -23,6 +23,11 @@
  * - An empty write that asks for a preflush is never issued as a write (the
  *   flush machinery issues a flush for it) but diskstats counts it as a write
  *   op of 0 bytes: it is counted at its bio, in devstats.empty_preflush.
+ * - A bio larger than the device takes in one request is split
+ *   (block_split): the front part goes on as a request of its own, and the
+ *   rest is submitted again without a second block_bio_queue (it is already
+ *   marked traced). diskstats counts no merge for a split, so the merges it
+ *   counts are bios + splits - requests, per device and direction.
  */
 #ifndef UBC_BLKEV_H
 #define UBC_BLKEV_H
@@ -41,6 +46,8 @@ enum blkev_kind {
 	BLKEV_QUEUE = 'Q',    /* block_bio_queue: a bio submitted */
 	BLKEV_ISSUE = 'I',    /* block_rq_issue: a request sent to the device */
 	BLKEV_COMPLETE = 'C', /* block_rq_complete */
+	BLKEV_SPLIT = 'S',    /* block_split: sector the front part's start,
+	                         nr_sector its length (up to the rest's start) */
 	/*
 	 * Not events of the kernel's but records of the probe, so that a
 	 * stream of records (live, or read back from a trace file) says all

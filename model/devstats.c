@@ -44,6 +44,7 @@ static void
 add_exact(struct xfer *dst, const struct xfer *src)
 {
 	dst->bios += src->bios;
+	dst->splits += src->splits;
 	dst->bio_bytes += src->bio_bytes;
 	hist_merge(&dst->bio_size, &src->bio_size);
 	dst->bio_preflush += src->bio_preflush;

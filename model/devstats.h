@@ -42,11 +42,13 @@ struct xfer {
 	/*
 	 * The rest is measured by an exact probe only, and stays zero under an
 	 * interval probe. Bios are what the filesystem submitted, before the
-	 * block layer merged them into requests (ops above): merges = bios -
-	 * ops when every bio is counted. Empty bios (a bare preflush) are not
-	 * bios here: see devstats.empty_preflush.
+	 * block layer merged them into requests (ops above), after it split
+	 * those larger than the device takes (splits: each one more request):
+	 * merges = bios + splits - ops when every bio is counted. Empty bios
+	 * (a bare preflush) are not bios here: see devstats.empty_preflush.
 	 */
 	uint64_t bios;
+	uint64_t splits;
 	uint64_t bio_bytes;
 	struct hist bio_size;
 	uint64_t bio_preflush; /* data bios that asked for a preflush */

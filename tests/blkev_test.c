@@ -118,6 +118,41 @@ ATF_TC_BODY(flush_sequence, tc)
 	blkev_acc_free(a);
 }
 
+ATF_TC(splits);
+ATF_TC_HEAD(splits, tc)
+{
+	atf_tc_set_md_var(tc, "descr",
+	    "a split bio is one request more with no bio queued for it: "
+	    "merges are bios + splits - requests, as diskstats counts them");
+}
+ATF_TC_BODY(splits, tc)
+{
+	uint32_t devs[] = {DEV};
+	struct blkev_acc *a = blkev_acc_new(devs, 1, 0);
+	struct devstats d;
+	const struct xfer *w = &d.xfer[DIR_WRITE];
+
+	ATF_REQUIRE(a != NULL);
+	/*
+	 * A 1 MiB bio on a device of 512 KiB requests: split once, the rest
+	 * not queued again; a 4 KiB bio after it merges into the rest.
+	 */
+	ev(a, 10, 'Q', "W", 0, 2048);
+	ev(a, 11, 'S', "W", 0, 1024);
+	ev(a, 12, 'Q', "W", 2048, 8);
+	ev(a, 13, 'S', "R", 9000, 8); /* another direction */
+	ev(a, 20, 'I', "W", 0, 1024);
+	ev(a, 21, 'I', "W", 1024, 1032);
+	blkev_acc_mark(a, 30, &d);
+	ATF_CHECK_EQ(w->bios, 2);
+	ATF_CHECK_EQ(w->splits, 1);
+	ATF_CHECK_EQ(w->ops, 2);
+	ATF_CHECK_EQ(w->merges, 1);
+	ATF_CHECK_EQ(w->bio_bytes, (2048 + 8) * 512);
+	ATF_CHECK_EQ(d.xfer[DIR_READ].splits, 1);
+	blkev_acc_free(a);
+}
+
 ATF_TC(merges_and_runs);
 ATF_TC_HEAD(merges_and_runs, tc)
 {
@@ -335,6 +370,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, rwbs);
 	ATF_TP_ADD_TC(tp, flush_sequence);
 	ATF_TP_ADD_TC(tp, merges_and_runs);
+	ATF_TP_ADD_TC(tp, splits);
 	ATF_TP_ADD_TC(tp, discard_and_clamp);
 	ATF_TP_ADD_TC(tp, devstats_sum);
 	ATF_TP_ADD_TC(tp, knfsd_recorded);

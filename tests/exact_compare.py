@@ -5,15 +5,17 @@
 #   exact_compare.py bpftrace RESULT.json BPFTRACE.out
 #	The device-request histograms (count per log2 bucket, reads and
 #	writes) and the total bytes must equal what bpftrace counted on
-#	tracepoint:block:block_rq_issue for the same device. bpftrace's maps
-#	are keyed by the exact byte count; the buckets are computed here
+#	tracepoint:block:block_rq_issue for the same device, and the splits
+#	what it counted on tracepoint:block:block_split (@ws, @rs). bpftrace's
+#	maps are keyed by the exact byte count; the buckets are computed here
 #	(hist.h: bucket k holds [2^(k-1), 2^k - 1]).
 #
 #   exact_compare.py diskstats RESULT.json "BEFORE" "AFTER"
 #	BEFORE and AFTER are /sys/block/DEV/stat taken around the run. Under
 #	the counting rules (model/blkev.h) diskstats' write ops are the
 #	write requests plus the empty preflush writes, its bytes the requests'
-#	bytes and its flushes the flushes; reads likewise.
+#	bytes, its merges the bios plus the splits less the requests, and its
+#	flushes the flushes; reads likewise.
 #
 # Prints the comparison; exits 1 when anything differs.
 import json
@@ -39,16 +41,22 @@ def cmp_bpftrace(result, btout):
     d = json.load(open(result))
     tool = {'read': {}, 'write': {}}
     tbytes = {'read': 0, 'write': 0}
+    tsplits = {'read': 0, 'write': 0}
     for dv in devices(d):
         for k in tool:
             tbytes[k] += dv[k]['bytes']
+            tsplits[k] += dv[k].get('splits', 0)
             for b in dv[k]['size_hist']['buckets']:
                 tool[k][b['min_bytes']] = \
                     tool[k].get(b['min_bytes'], 0) + b['count']
     bt = {'read': {}, 'write': {}}
     bbytes = {'read': 0, 'write': 0}
+    bsplits = {'read': 0, 'write': 0}
     names = {'r': 'read', 'w': 'write'}
     for line in open(btout):
+        m = re.match(r'@([rw])s: (\d+)', line)
+        if m:
+            bsplits[names[m.group(1)]] += int(m.group(2))
         m = re.match(r'@([rw])\[(\d+)\]: (\d+)', line)
         if m:
             k, lo = names[m.group(1)], bucket(int(m.group(2)))
@@ -66,6 +74,11 @@ def cmp_bpftrace(result, btout):
                   % (k, lo, a, b, '' if good else '  <-- differs'))
         print('%s bytes: ubcreplay %d, bpftrace %d'
               % (k, tbytes[k], bbytes[k]))
+        good = tsplits[k] == bsplits[k] if k == 'write' \
+            else tsplits[k] <= bsplits[k]
+        ok &= good
+        print('%s splits: ubcreplay %d, bpftrace %d%s'
+              % (k, tsplits[k], bsplits[k], '' if good else '  <-- differs'))
     ok &= tbytes['write'] == bbytes['write']
     ok &= tbytes['read'] <= bbytes['read']
     if sum(sum(h.values()) for h in bt.values()) == 0:

@@ -27,8 +27,9 @@ devnum()
 	echo $(((maj << 20) | min))
 }
 
-# Starts bpftrace counting the device's issued requests by exact size, and
-# waits until its probes are attached (BEGIN fires after them).
+# Starts bpftrace counting the device's issued requests by exact size and
+# its splits, and waits until its probes are attached (BEGIN fires after
+# them).
 start_bpftrace()
 {
 	n=$(devnum "$1")
@@ -40,6 +41,12 @@ tracepoint:block:block_rq_issue /args->dev == $n && args->bytes > 0 &&
 tracepoint:block:block_rq_issue /args->dev == $n && args->bytes > 0 &&
     (strncmp(args->rwbs, "R", 1) == 0 || strncmp(args->rwbs, "FR", 2) == 0)/
 { @r[args->bytes] = count(); @rb = sum(args->bytes); }
+tracepoint:block:block_split /args->dev == $n &&
+    (strncmp(args->rwbs, "W", 1) == 0 || strncmp(args->rwbs, "FW", 2) == 0)/
+{ @ws = count(); }
+tracepoint:block:block_split /args->dev == $n &&
+    (strncmp(args->rwbs, "R", 1) == 0 || strncmp(args->rwbs, "FR", 2) == 0)/
+{ @rs = count(); }
 EOF
 	bpftrace bt.bt >bt.out 2>bt.err &
 	echo $! >bt.pid
@@ -89,7 +96,9 @@ stop_bpftrace()
 
 # check_layers NAME MKFS [MOUNT_OPTIONS]: while ubcreplay -p exact runs,
 # bpftrace counts the same device's requests; the histograms must agree
-# bucket for bucket, and the totals must reconcile with diskstats.
+# bucket for bucket, and the totals must reconcile with diskstats. The
+# archive is $small unless $archive names another; $max_kb, when set, is
+# the device's largest request (queue/max_sectors_kb).
 check_layers()
 {
 	require_root "makes loop filesystems and traces the block layer"
@@ -97,9 +106,14 @@ check_layers()
 	require_prog bpftrace
 	require_prog "mkfs.$2"
 	dev=$(mkloopfs "$1" 512 "$2" "${3:-}")
+	if [ -n "${max_kb:-}" ]; then
+		echo "$max_kb" >"/sys/block/$dev/queue/max_sectors_kb" ||
+		    atf_fail "cannot set $dev's max_sectors_kb to $max_kb"
+	fi
 	start_bpftrace "$dev"
 	before=$(devstat "$dev")
-	"$ubc" -p exact -o "$PWD/r.json" "$small" "$1" >out 2>err &
+	"$ubc" -p exact -o "$PWD/r.json" ${trace_out:+--trace-out "$PWD/$trace_out"} \
+	    "${archive:-$small}" "$1" >out 2>err &
 	within 180 $! "ubcreplay -p exact" ||
 	    atf_fail "ubcreplay -p exact failed: $(cat err)"
 	after=$(devstat "$dev")
@@ -110,10 +124,13 @@ check_layers()
 	    atf_fail "the report does not show the layers side by side"
 	grep -q 'write latency, issue to completion' out ||
 	    atf_fail "the report has no latency table"
+	# Both comparisons printed before either fails the case.
+	bad=
 	/usr/bin/python3 "$compare" bpftrace r.json bt.out ||
-	    atf_fail "$1: the device-request histogram differs from bpftrace's"
+	    bad="the request sizes, bytes or splits differ from bpftrace's"
 	/usr/bin/python3 "$compare" diskstats r.json "$before" "$after" ||
-	    atf_fail "$1: the exact totals do not reconcile with diskstats"
+	    bad="${bad:+$bad; }the exact totals do not reconcile with diskstats"
+	[ -z "$bad" ] || atf_fail "$1: $bad"
 }
 
 cleanup_bpftrace()
@@ -150,6 +167,34 @@ ext4_sync_body()
 	echo "empty preflush writes: $n"
 }
 ext4_sync_cleanup()
+{
+	cleanup_bpftrace
+}
+
+atf_test_case ext4_splits cleanup
+ext4_splits_head()
+{
+	atf_set descr "ext4, files of MBs on a device of 128 KiB requests: bios split; splits equal bpftrace's, merges reconcile with diskstats, the trace reports the same"
+	atf_set timeout 300
+}
+ext4_splits_body()
+{
+	# Random data: the archive stays as large as the files it holds.
+	mkdir big
+	for i in 1 2 3; do
+		head -c 3000000 /dev/urandom >big/f$i
+	done
+	tar cf big.tar -C big . || atf_fail "cannot make the archive"
+	archive=$PWD/big.tar max_kb=128 trace_out=t.trace check_layers e4 ext4
+	n=$(json r.json "sum(dv['write']['splits'] for r in d['runs'] for p in r['phases'] for dv in p['devices'])")
+	echo "write splits: $n"
+	[ "$n" -gt 0 ] || atf_fail "no bio was split: not the case this tests"
+	grep -q '^S ' t.trace || atf_fail "the trace has no split records"
+	atf_check -s exit:0 -o save:again -e empty "$ubc" report t.trace
+	atf_check -s exit:0 -o save:stored -e empty "$ubc" report r.json
+	atf_check -o empty diff stored again
+}
+ext4_splits_cleanup()
 {
 	cleanup_bpftrace
 }
@@ -269,6 +314,7 @@ toplevel()
 	for f in tracing_on current_tracer buffer_size_kb trace_clock \
 	    events/block/block_bio_queue/enable events/block/block_rq_issue/enable \
 	    events/block/block_rq_complete/enable \
+	    events/block/block_split/enable \
 	    events/block/block_rq_issue/filter options/overwrite; do
 		printf '%s: %s\n' "$f" "$(cat "$t/$f")"
 	done
@@ -437,6 +483,7 @@ atf_init_test_cases()
 {
 	atf_add_test_case ext4_default
 	atf_add_test_case ext4_sync
+	atf_add_test_case ext4_splits
 	atf_add_test_case xfs
 	atf_add_test_case btrfs
 	atf_add_test_case sigint

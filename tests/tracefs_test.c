@@ -167,6 +167,7 @@ ATF_TC_BODY(format_reordered, tc)
 	fmt[0] = (char *)fixture(tc, "basic/block_bio_queue.format", NULL);
 	fmt[1] = (char *)fixture(tc, "reordered/block_rq_issue.format", NULL);
 	fmt[2] = (char *)fixture(tc, "basic/block_rq_complete.format", NULL);
+	fmt[3] = (char *)fixture(tc, "basic/block_split.format", NULL);
 	if (tracefs_block_init(
 	        &b, (const char *const *)fmt, 0, err, sizeof(err)) == -1)
 		atf_tc_fail("init: %s", err);
@@ -200,6 +201,40 @@ ATF_TC_BODY(format_reordered, tc)
 	    tracefs_block_decode(&b, 1000, rec, 64, &ev, err, sizeof(err)), 0);
 	for (int i = 0; i < TRACEFS_NBLOCK; i++)
 		free(fmt[i]);
+}
+
+ATF_TC(split);
+ATF_TC_HEAD(split, tc)
+{
+	atf_tc_set_md_var(tc, "descr",
+	    "a block_split record, in the kernel's layout of basic/, is a split "
+	    "whose length runs up to new_sector");
+}
+ATF_TC_BODY(split, tc)
+{
+	struct tracefs_block b;
+	struct blkev ev;
+	unsigned char rec[64];
+	char err[256];
+
+	block_init(tc, "basic", &b);
+	memset(rec, 0, sizeof(rec));
+	put(rec + 0, 2092, 2); /* common_type, as the format says */
+	put(rec + 8, BLKEV_DEV(7, 3), 4);
+	put(rec + 16, 4096, 8); /* sector */
+	put(rec + 24, 5120, 8); /* new_sector: 512 KiB further */
+	memcpy(rec + 32, "W", 2);
+	ATF_REQUIRE_EQ_MSG(
+	    tracefs_block_decode(&b, 7, rec, 58, &ev, err, sizeof(err)), 1,
+	    "%s", err);
+	ATF_CHECK_EQ(ev.kind, BLKEV_SPLIT);
+	ATF_CHECK_EQ(ev.dev, BLKEV_DEV(7, 3));
+	ATF_CHECK_EQ(ev.sector, 4096);
+	ATF_CHECK_EQ(ev.nr_sector, 1024);
+	ATF_CHECK_EQ(ev.flags, BLKEV_OP_WRITE);
+	/* Cut inside new_sector: malformed. */
+	ATF_CHECK_EQ(
+	    tracefs_block_decode(&b, 7, rec, 28, &ev, err, sizeof(err)), -1);
 }
 
 ATF_TC(header_page);
@@ -657,6 +692,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, format_fields);
 	ATF_TP_ADD_TC(tp, format_bad);
 	ATF_TP_ADD_TC(tp, format_reordered);
+	ATF_TP_ADD_TC(tp, split);
 	ATF_TP_ADD_TC(tp, header_page);
 	ATF_TP_ADD_TC(tp, pages_basic);
 	ATF_TP_ADD_TC(tp, pages_overrun);

@@ -7,6 +7,7 @@
  *	ubcreplay-trace 1
  *	device MAJ:MIN NAME ROLE
  *	Q TS MAJ:MIN RWBS SECTOR NR_SECTOR		a bio queued
+ *	S TS MAJ:MIN RWBS SECTOR NR_SECTOR		a bio split
  *	I TS MAJ:MIN RWBS SECTOR NR_SECTOR BYTES	a request issued
  *	C TS MAJ:MIN RWBS SECTOR NR_SECTOR ERROR	a request completed
  *	L TS EVENTS					events lost
@@ -40,9 +41,10 @@ put_record(
 
 	switch (r->kind) {
 	case BLKEV_QUEUE:
+	case BLKEV_SPLIT:
 		return fprintf(fp,
-		    "Q %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32 "\n",
-		    r->ts_ns, ma, mi,
+		    "%c %" PRId64 " %u:%u %s %" PRIu64 " %" PRIu32 "\n",
+		    r->kind, r->ts_ns, ma, mi,
 		    blkev_rwbs_string(r->flags, rwbs, sizeof(rwbs)), r->sector,
 		    r->nr_sector);
 	case BLKEV_ISSUE:
@@ -189,10 +191,12 @@ parse_record(
 	r->ts_ns = ts;
 	switch (kind) {
 	case BLKEV_QUEUE:
+	case BLKEV_SPLIT:
 	case BLKEV_ISSUE:
 	case BLKEV_COMPLETE: {
 		int64_t extra = 0;
-		int want = kind == BLKEV_QUEUE ? 4 : 5, got;
+		int want = kind == BLKEV_QUEUE || kind == BLKEV_SPLIT ? 4 : 5,
+		    got;
 		char tail;
 
 		got = sscanf(rest,

@@ -527,15 +527,18 @@ const char *const tracefs_block_events[TRACEFS_NBLOCK] = {
     "block_bio_queue",
     "block_rq_issue",
     "block_rq_complete",
+    "block_split",
 };
+
+/* The blkev kind of each of tracefs_block_events. */
+static const char block_kinds[TRACEFS_NBLOCK] = {
+    BLKEV_QUEUE, BLKEV_ISSUE, BLKEV_COMPLETE, BLKEV_SPLIT};
 
 int
 tracefs_block_init(struct tracefs_block *b,
     const char *const formats[TRACEFS_NBLOCK], int big_endian, char *err,
     size_t errlen)
 {
-	static const char *const kinds = "QIC";
-
 	memset(b, 0, sizeof(*b));
 	b->big_endian = big_endian;
 	for (int i = 0; i < TRACEFS_NBLOCK; i++) {
@@ -556,19 +559,27 @@ tracefs_block_init(struct tracefs_block *b,
 		b->f[i].type = tracefs_field_find(f, "common_type");
 		b->f[i].dev = tracefs_field_find(f, "dev");
 		b->f[i].sector = tracefs_field_find(f, "sector");
-		b->f[i].nr_sector = tracefs_field_find(f, "nr_sector");
 		b->f[i].rwbs = tracefs_field_find(f, "rwbs");
 		b->f[i].bytes = tracefs_field_find(f, "bytes");
 		b->f[i].error = tracefs_field_find(f, "error");
+		/* A split's length is up to new_sector; the others have it. */
+		if (block_kinds[i] == BLKEV_SPLIT)
+			b->f[i].new_sector =
+			    tracefs_field_find(f, "new_sector");
+		else
+			b->f[i].nr_sector = tracefs_field_find(f, "nr_sector");
 		if (b->f[i].dev == NULL || b->f[i].sector == NULL ||
-		    b->f[i].nr_sector == NULL || b->f[i].rwbs == NULL ||
-		    !b->f[i].rwbs->is_string || b->f[i].rwbs->data_loc ||
-		    (kinds[i] == BLKEV_ISSUE && b->f[i].bytes == NULL)) {
+		    (b->f[i].nr_sector == NULL && b->f[i].new_sector == NULL) ||
+		    b->f[i].rwbs == NULL || !b->f[i].rwbs->is_string ||
+		    b->f[i].rwbs->data_loc ||
+		    (block_kinds[i] == BLKEV_ISSUE && b->f[i].bytes == NULL)) {
 			snprintf(err, errlen,
 			    "event %s lacks one of the fields "
-			    "dev, sector, nr_sector, rwbs%s",
+			    "dev, sector, %s, rwbs%s",
 			    tracefs_block_events[i],
-			    kinds[i] == BLKEV_ISSUE ? ", bytes" : "");
+			    block_kinds[i] == BLKEV_SPLIT ? "new_sector"
+			                                  : "nr_sector",
+			    block_kinds[i] == BLKEV_ISSUE ? ", bytes" : "");
 			return -1;
 		}
 	}
@@ -580,7 +591,6 @@ tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
     const unsigned char *rec, size_t len, struct blkev *ev, char *err,
     size_t errlen)
 {
-	static const char kinds[] = "QIC";
 	uint64_t type, v;
 	char rwbs[16];
 	int i;
@@ -598,16 +608,20 @@ tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
 		return 0;
 	memset(ev, 0, sizeof(*ev));
 	ev->ts_ns = (int64_t)ts;
-	ev->kind = kinds[i];
+	ev->kind = block_kinds[i];
 	if (tracefs_field_u64(b->f[i].dev, rec, len, b->big_endian, &v) == -1)
 		goto short_rec;
 	ev->dev = (uint32_t)v;
 	if (tracefs_field_u64(
 	        b->f[i].sector, rec, len, b->big_endian, &ev->sector) == -1 ||
-	    tracefs_field_u64(b->f[i].nr_sector, rec, len, b->big_endian, &v) ==
-	        -1)
+	    tracefs_field_u64(b->f[i].nr_sector != NULL ? b->f[i].nr_sector
+	                                                : b->f[i].new_sector,
+	        rec, len, b->big_endian, &v) == -1)
 		goto short_rec;
-	ev->nr_sector = (uint32_t)v;
+	/* new_sector: the front part's length is what lies before it. */
+	if (b->f[i].new_sector != NULL)
+		v = v > ev->sector ? v - ev->sector : 0;
+	ev->nr_sector = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 	ev->bytes = (uint64_t)ev->nr_sector * 512;
 	if (b->f[i].bytes != NULL) {
 		if (tracefs_field_u64(b->f[i].bytes, rec, len, b->big_endian,

@@ -1,7 +1,7 @@
 /*
- * tracefs_linux.c - the exact probe on Linux: every bio queued, request
- * issued and request completed on the target's devices, from the kernel's
- * block trace events, in a private tracefs instance.
+ * tracefs_linux.c - the exact probe on Linux: every bio queued, bio split,
+ * request issued and request completed on the target's devices, from the
+ * kernel's block trace events, in a private tracefs instance.
  *
  * How it keeps out of what it measures (issue 3 measured the costs here):
  * - A private instance, instances/ubcreplay.PID, with its own ring buffer,

@@ -337,14 +337,17 @@ int tracefs_stats_parse(
     const char *text, struct tracefs_cpu_stats *s, char *err, size_t errlen);
 
 /*
- * The three block events the exact probe enables, decoded into struct blkev
+ * The four block events the exact probe enables, decoded into struct blkev
  * through their formats: the fields are found by name in each event's own
- * format, whatever their order or offsets.
+ * format, whatever their order or offsets. block_split has no nr_sector but
+ * new_sector, the start of the rest: the front part's length is the
+ * difference.
  */
 enum {
 	TRACEFS_BIO_QUEUE,
 	TRACEFS_RQ_ISSUE,
 	TRACEFS_RQ_COMPLETE,
+	TRACEFS_SPLIT,
 	TRACEFS_NBLOCK
 };
 extern const char *const tracefs_block_events[TRACEFS_NBLOCK];
@@ -354,7 +357,7 @@ struct tracefs_block {
 	/* For each event, the fields it is read through (NULL when absent). */
 	struct {
 		const struct tracefs_field *type, *dev, *sector, *nr_sector,
-		    *bytes, *error, *rwbs;
+		    *new_sector, *bytes, *error, *rwbs;
 	} f[TRACEFS_NBLOCK];
 	int big_endian;
 };
@@ -368,7 +371,7 @@ int tracefs_block_init(struct tracefs_block *b,
     size_t errlen);
 /*
  * One record of the ring buffer: 1 and *ev filled when it is one of the
- * three events, 0 when it is another event, -1 when it is too short for its
+ * four events, 0 when it is another event, -1 when it is too short for its
  * fields or its rwbs is not one.
  */
 int tracefs_block_decode(const struct tracefs_block *b, uint64_t ts,
