@@ -107,6 +107,9 @@ check_layers()
 	require_prog "mkfs.$2"
 	dev=$(mkloopfs "$1" 512 "$2" "${3:-}")
 	if [ -n "${max_kb:-}" ]; then
+		# The setting outlives the loop device's detaching: the
+		# cleanup puts the old one back for the next user of the device.
+		echo "$dev $(cat "/sys/block/$dev/queue/max_sectors_kb")" >max_kb.saved
 		echo "$max_kb" >"/sys/block/$dev/queue/max_sectors_kb" ||
 		    atf_fail "cannot set $dev's max_sectors_kb to $max_kb"
 	fi
@@ -136,6 +139,10 @@ check_layers()
 cleanup_bpftrace()
 {
 	[ -f bt.pid ] && kill -INT "$(cat bt.pid)" 2>/dev/null
+	if [ -f max_kb.saved ]; then
+		read -r dev kb <max_kb.saved
+		echo "$kb" >"/sys/block/$dev/queue/max_sectors_kb"
+	fi
 	cleanup_loops
 }
 
