@@ -175,7 +175,7 @@ appcalls()
 verdict()
 {
 	"$ubc" compare "$1" "$2" >"$work/cmp.txt" 2>&1 || { echo "compare failed: $(cat "$work/cmp.txt")"; return; }
-	awk '$1 ~ /^write\.(ops|bytes|mean_bytes)$/ { printf "%s %s -> %s %s%s; ", $1, $2, $4, $6, ($7 == "*" ? " *" : "") }
+	awk '$1 ~ /^write\.(ops|bytes|mean_bytes)$/ && !seen[$1]++ { printf "%s %s -> %s %s%s; ", $1, $2, $4, $6, ($7 == "*" ? " *" : "") }
 	    /^write transfer sizes/ { h = 1 }
 	    h && /chi-square/ { p = $0; sub(/.* p /, "", p); sub(/;.*/, "", p) }
 	    h && /median .* -> / { sub(/^ *EMD [^;]*; /, ""); printf "hist p %s, %s", p, $0; h = 0 }' "$work/cmp.txt"
