@@ -14,7 +14,7 @@ build="gcc make pkg-config libarchive-dev zlib1g-dev libjansson-dev libpcap-dev 
 test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util-linux bsdextrautils mandoc
       bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump chrony
       nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils libnfs-dev nfs-kernel-server clang valgrind
-      iproute2 procps busybox-static qemu-system-x86 jq file git"
+      iproute2 procps busybox-static qemu-system-x86 jq file git slurm-wlm munge"
 kbuild="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache git"
 bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
 
