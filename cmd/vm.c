@@ -253,6 +253,32 @@ machine_tag(
 }
 
 /*
+ * The job's own -o, as getopt would find it: alone, with its value joined
+ * ("-ox") or at the end of a bundle of flags ("-qo x"), up to the job's own
+ * "--". The short options that take a value, in any job, are "fIilnoprt".
+ * Returns its index in argv, or -1.
+ */
+static int
+own_output(int argc, char **argv)
+{
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || a[1] == '-')
+			continue;
+		for (a++; *a != '\0'; a++) {
+			if (*a == 'o')
+				return i;
+			if (strchr("fIilnprt", *a) != NULL) {
+				i += a[1] == '\0';
+				break;
+			}
+		}
+	}
+	return -1;
+}
+
+/*
  * The job after `--`: the main job (archive dir ...) or a subcommand that
  * writes a result. -o goes where each takes it: after the subcommand's
  * name, or before the main job's operands.
@@ -263,6 +289,7 @@ jobargs(struct vm_opts *o, int argc, char **argv)
 	static const char *const subs[] = {"dd", "sweep", "matrix", "nfs"};
 	static const char *const none[] = {"compare", "report", "vm"};
 	size_t n = 0, at = 0;
+	int bad;
 
 	if (argc == 0 || argc > MAX_JOB) {
 		warnx("after --, the job's arguments (at most %d)", MAX_JOB);
@@ -278,6 +305,12 @@ jobargs(struct vm_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 		if (strcmp(argv[0], subs[i]) == 0)
 			at = 1;
+	if ((bad = own_output(argc, argv)) != -1) {
+		warnx("the job after -- takes no -o ('%s'): each cell's result "
+		      "goes under vm's own -o",
+		    argv[bad]);
+		return -1;
+	}
 	for (size_t i = 0; i < at; i++)
 		o->job[n++] = argv[i];
 	o->job[n++] = "-o";

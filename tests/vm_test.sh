@@ -778,6 +778,25 @@ not_a_job_body()
 	no_leftovers
 }
 
+atf_test_case job_output
+job_output_head()
+{
+	atf_set "descr" "the job's own -o after -- is refused before boot (it took the place of the cell's result); a value holding an o is not"
+}
+job_output_body()
+{
+	before_boot
+	for job in "-o x.json $small /run/ubcvm/disk" "-ox.json $small /run/ubcvm/disk" \
+	    "$small /run/ubcvm/disk -qo x.json" "dd -o x.json" "nfs -I eth0 -o x.json"; do
+		# shellcheck disable=SC2086
+		refused "the job after -- takes no -o" \
+		    "$ubc" vm -k "$k" -o out -- $job
+	done
+	jobconf -- dd -lfoo -l o >args
+	grep -qx -- -lfoo args || atf_fail "-lfoo did not reach vm.conf: $(cat err)"
+	no_leftovers
+}
+
 # refused EXPECT ARGS...: exit 2 naming it, before any guest starts.
 refused()
 {
@@ -951,6 +970,7 @@ atf_init_test_cases()
 	atf_add_test_case signal
 	atf_add_test_case output_option
 	atf_add_test_case not_a_job
+	atf_add_test_case job_output
 	atf_add_test_case conf_newline
 	atf_add_test_case conf_limits
 	atf_add_test_case size_too_small
