@@ -1229,10 +1229,26 @@ make_plan(struct run *r)
 	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
 	char errbuf[512];
 
+	json_t *c;
+	size_t i;
+
 	if (vm_plan_make(&r->plan, r->conf, r->ncell, &in, errbuf,
 	        sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
 		return -1;
+	}
+	/* Named as its result will be: with its machine, if there are more. */
+	json_array_foreach (r->plan.cells, i, c) {
+		char label[512];
+
+		if (r->o->nmachine == 1)
+			break;
+		snprintf(label, sizeof(label), "%s %s",
+		    json_string_value(json_object_get(c, "label")), tag(r, i));
+		if (json_object_set_new(c, "label", json_string(label)) == -1) {
+			warnx("out of memory");
+			return -1;
+		}
 	}
 	return 0;
 }

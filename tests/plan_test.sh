@@ -78,6 +78,36 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
+atf_test_case machine_labels
+machine_labels_head()
+{
+	atf_set descr "--plan over machines: each cell's label names its own machine, as its result will"
+}
+machine_labels_body()
+{
+	require_prog python3
+	k1=$(kernel 6.1)
+	atf_check -o save:p "$ubc" vm -k "$k1" -t ext4 -t xfs --cpus 1,2 --plan "$small"
+	atf_check -o save:gh "$ubc" vm -k "$k1" -t ext4 -t xfs --cpus 1,2 --plan=github "$small"
+	python3 - p gh <<'EOF' || atf_fail "the labels are wrong (above)"
+import json, sys
+cells = [json.loads(l) for l in open(sys.argv[1])]
+gh = json.load(open(sys.argv[2]))["include"]
+bad = []
+labels = [c["label"] for c in cells]
+if len(cells) != 4 or len(set(labels)) != 4:
+    bad.append("labels not one a cell: %s" % labels)
+for c in cells:
+    if not c["label"].endswith(" %dcpu" % c["cpus"]) or c["fstype"] not in c["label"]:
+        bad.append("cell of %d vCPUs on %s labelled %r" % (c["cpus"], c["fstype"], c["label"]))
+if [x["label"] for x in gh] != labels:
+    bad.append("the GitHub matrix's labels: %s" % [x["label"] for x in gh])
+for x in bad:
+    print(x)
+sys.exit(1 if bad else 0)
+EOF
+}
+
 atf_test_case ci_docs
 ci_docs_head()
 {
@@ -224,6 +254,7 @@ merge_cleanup()
 atf_init_test_cases()
 {
 	atf_add_test_case lines
+	atf_add_test_case machine_labels
 	atf_add_test_case ci_docs
 	atf_add_test_case unknown_cell
 	atf_add_test_case empty_cell
