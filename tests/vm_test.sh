@@ -447,6 +447,19 @@ missing_module_body()
 	: >mods/modules.dep
 	: >mods/modules.builtin
 	bad "has no module virtio_pci" -k "$k" --modules mods -o out "$small"
+	# A package unpacked as it comes (Debian's ship no modules.dep): the
+	# error gives the depmod that makes it, and that depmod does.
+	rel=${k##*/vmlinuz-}
+	mkdir -p "unpacked/boot" "unpacked/lib/modules/$rel"
+	cp "$k" unpacked/boot/
+	cp "$(dirname "$k")/../lib/modules/$rel/modules.builtin" \
+	    "$(dirname "$k")/../lib/modules/$rel/modules.order" \
+	    "unpacked/lib/modules/$rel/"
+	bad "depmod -b 'unpacked/boot/..' $rel\`" -k "unpacked/boot/vmlinuz-$rel" -o out "$small"
+	busybox depmod -b "unpacked/boot/.." "$rel" ||
+	    atf_fail "the depmod the error gave failed"
+	[ -f "unpacked/lib/modules/$rel/modules.dep" ] ||
+	    atf_fail "the depmod the error gave made no modules.dep"
 }
 
 atf_test_case tmpdir_full cleanup

@@ -95,10 +95,19 @@ load(struct deptab *t, const struct vm_kernel *k, char *err, size_t errlen)
 		return -1;
 	snprintf(path, sizeof(path), "%s/modules.dep", k->moddir);
 	if ((t->text = slurp(path, err, errlen)) == NULL) {
+		/* The root depmod -b takes holds lib/modules/RELEASE. */
+		size_t n = strlen(k->moddir),
+		       tail = strlen("/lib/modules/") + strlen(k->release);
+
+		snprintf(path, sizeof(path), "/lib/modules/%s", k->release);
+		if (n < tail || strcmp(k->moddir + n - tail, path) != 0)
+			tail = n;
 		snprintf(err, errlen,
-		    "kernel %s: no modules.dep in '%s' (build it with "
-		    "`depmod -b ROOT %s`)",
-		    k->release, k->moddir, k->release);
+		    "kernel %s: no modules.dep in '%s' (make it with `depmod "
+		    "-b '%.*s' %s`, kmod's or busybox's; contrib/kernels.sh "
+		    "fetches Debian's kernels with it made)",
+		    k->release, k->moddir, (int)(n - tail), k->moddir,
+		    k->release);
 		return -1;
 	}
 	for (char *line = t->text, *next; *line != '\0'; line = next) {
