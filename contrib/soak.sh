@@ -33,7 +33,7 @@ if [ $# -eq 0 ]; then
 fi
 mkdir -p ../soak
 bad=0 i=0
-trap 'echo "soak.sh: stopped after $i passes"; exit 1' INT TERM
+trap 'echo "soak.sh: stopped in pass $i, after $((i - 1)) whole"; exit 1' INT TERM
 while [ $i -lt "$passes" ]; do
 	i=$((i + 1))
 	db=$PWD/../soak/pass$i.db
