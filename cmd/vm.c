@@ -797,7 +797,7 @@ active(const struct vm_cell *c)
 }
 
 static const char *tag(const struct run *r, size_t j);
-static int label_machine(struct run *r, size_t j);
+static int label_machine(const struct run *r, json_t *doc, size_t j);
 
 /*
  * One step of a cell under way: DONE and FAILED end it (its result kept,
@@ -821,7 +821,7 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 		return 1;
 	if (s == VM_DONE &&
 	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL &&
-	    label_machine(r, at) == 0) {
+	    label_machine(r, r->doc[at], at) == 0) {
 		fprintf(stderr,
 		    "ubcreplay vm: %s %s%s%s: done under %s in %.1f s (%.1f s "
 		    "to the job)\n",
@@ -846,11 +846,10 @@ tag(const struct run *r, size_t j)
 	return buf;
 }
 
-/* With more than one machine, the label says which ran cell j. */
+/* With more than one machine, doc's label says which runs cell j. */
 static int
-label_machine(struct run *r, size_t j)
+label_machine(const struct run *r, json_t *doc, size_t j)
 {
-	json_t *doc = r->doc[j];
 	char label[512];
 
 	if (r->o->nmachine == 1)
@@ -1228,7 +1227,6 @@ make_plan(struct run *r)
 	struct vm_plan_inputs in = {r->exe, r->exe_sha256,
 	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
 	char errbuf[512];
-
 	json_t *c;
 	size_t i;
 
@@ -1238,18 +1236,11 @@ make_plan(struct run *r)
 		return -1;
 	}
 	/* Named as its result will be: with its machine, if there are more. */
-	json_array_foreach (r->plan.cells, i, c) {
-		char label[512];
-
-		if (r->o->nmachine == 1)
-			break;
-		snprintf(label, sizeof(label), "%s %s",
-		    json_string_value(json_object_get(c, "label")), tag(r, i));
-		if (json_object_set_new(c, "label", json_string(label)) == -1) {
+	json_array_foreach (r->plan.cells, i, c)
+		if (label_machine(r, c, i) == -1) {
 			warnx("out of memory");
 			return -1;
 		}
-	}
 	return 0;
 }
 
