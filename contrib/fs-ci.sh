@@ -95,7 +95,8 @@ mount ${mountopts:+-o "$mountopts"} "$dev" "$work/mnt" ||
 # ext4 reads its block bitmaps in the background at a random time up to 5 s
 # after the mount; reading mb_groups loads them now, before run 1 and not in it.
 mbg=/proc/fs/ext4/$(basename "$dev")/mb_groups
-[ ! -r "$mbg" ] || cat "$mbg" >/dev/null
+[ ! -r "$mbg" ] || cat "$mbg" >/dev/null ||
+    { echo "$prog: cannot read $mbg" >&2; exit 2; }
 
 "$ubc" -q -n "$runs" -l "$label" -o "$out" "$archive" "$work/mnt" || {
 	echo "$prog: the workload failed" >&2
