@@ -691,6 +691,10 @@ cmd_tar(int argc, char **argv)
 			warnx("--watch-dev: %s", err);
 			return EXIT_FAILURE;
 		}
+	if (cmd_settle(&t, err, sizeof(err)) == -1) {
+		warnx("%s", err);
+		return EXIT_FAILURE;
+	}
 	if (is_nfs(&t) &&
 	    mountstats_read(t.mountpoint, &client, err, sizeof(err)) == -1) {
 		warnx("%s", err);

@@ -92,11 +92,6 @@ dev=$(losetup -f --show "$work/fs.img") ||
 mkdir "$work/mnt"
 mount ${mountopts:+-o "$mountopts"} "$dev" "$work/mnt" ||
     { echo "$prog: cannot mount with '$mountopts'" >&2; exit 2; }
-# ext4 reads its block bitmaps in the background at a random time up to 5 s
-# after the mount; reading mb_groups loads them now, before run 1 and not in it.
-mbg=/proc/fs/ext4/$(basename "$dev")/mb_groups
-[ ! -r "$mbg" ] || cat "$mbg" >/dev/null ||
-    { echo "$prog: cannot read $mbg" >&2; exit 2; }
 
 "$ubc" -q -n "$runs" -l "$label" -o "$out" "$archive" "$work/mnt" || {
 	echo "$prog: the workload failed" >&2

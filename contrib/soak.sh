@@ -26,7 +26,8 @@ cd build/tests || exit 1
 if [ $# -eq 0 ]; then
 	set -- nfs_live_test exact_test signals_test concurrency_test faults_test \
 	    record_test command_test manyruns_test vm_test vm_nfs_test kernels_test \
-	    bisect_test plan_test slurm_test compare_test numbers_test
+	    bisect_test plan_test slurm_test compare_test numbers_test \
+	    settle_test
 	for c in $(./ktree_test -l | awk '$1 == "ident:" { print $2 }'); do
 		case $c in config|from_source) ;; *) set -- "$@" "ktree_test:$c" ;; esac
 	done
