@@ -450,20 +450,6 @@ open_flags(uint64_t w)
 	return f;
 }
 
-static void
-wait_until(int64_t t0, int64_t at_ns)
-{
-	int64_t now = clock_now_ns() - t0;
-	struct timespec ts;
-
-	if (at_ns <= now)
-		return;
-	ts.tv_sec = (at_ns - now) / 1000000000;
-	ts.tv_nsec = (at_ns - now) % 1000000000;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 /* A path operation at the record's path(s), through their parents. */
 static int
 path_op(int root, const struct wtrace_rec *r)
@@ -675,6 +661,7 @@ struct shared {
 	pthread_mutex_t mu;
 	struct slot slot[NSLOTS]; /* an operation done, or the replay stopped */
 	pthread_cond_t starter;   /* a thread ended, or lowest moved on */
+	pthread_cond_t wake;      /* the replay stopped: sleepers end now */
 	int gated;                /* the starter waits for lowest to move */
 	unsigned char *done;      /* by operation */
 	uint64_t lowest;          /* every operation before it is done */
@@ -690,6 +677,27 @@ struct worker {
 
 /* Threads at once, but when the ones running wait for a later one. */
 #define MAX_LIVE 256
+
+/*
+ * Timing: sleeps until at_ns after the start, on a condition that halt
+ * signals, so that a stopped replay does not wait out a recorded gap; -1
+ * when the replay stopped.
+ */
+static int
+wait_until(struct shared *s, int64_t at_ns)
+{
+	int64_t due = s->t0 + at_ns;
+	struct timespec ts = {
+	    .tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
+	int rv;
+
+	pthread_mutex_lock(&s->mu);
+	while (!s->stop && clock_now_ns() < due)
+		pthread_cond_timedwait(&s->wake, &s->mu, &ts);
+	rv = s->stop ? -1 : 0;
+	pthread_mutex_unlock(&s->mu);
+	return rv;
+}
 
 /* Waits for what operation i depends on; -1 when the replay stopped. */
 static int
@@ -736,6 +744,7 @@ halt(struct shared *s, const char *msg)
 	s->stop = 1;
 	for (int n = 0; n < NSLOTS; n++)
 		pthread_cond_broadcast(&s->slot[n].cv);
+	pthread_cond_broadcast(&s->wake);
 	pthread_cond_signal(&s->starter);
 	pthread_mutex_unlock(&s->mu);
 }
@@ -784,9 +793,8 @@ worker(void *arg)
 			halt(s, "out of memory");
 			break;
 		}
-		if (s->job->timing)
-			wait_until(s->t0, r.t_ns);
-		if (wait_for(s, i) == -1)
+		if ((s->job->timing && wait_until(s, r.t_ns) == -1) ||
+		    wait_for(s, i) == -1)
 			break;
 		if (one(s->root, s->fds, buf, buflen, i + 1, &r, &mine) == -1) {
 			snprintf(msg, sizeof(msg),
@@ -872,6 +880,7 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 {
 	const struct replay_wtrace_job *job = arg;
 	struct shared s = {.job = job, .rep = rep, .root = -1};
+	pthread_condattr_t ca;
 	struct wtrace_order o;
 	struct worker *w = NULL;
 	struct wtrace t;
@@ -904,11 +913,16 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 	for (int n = 0; n < NSLOTS; n++)
 		pthread_cond_init(&s.slot[n].cv, NULL);
 	pthread_cond_init(&s.starter, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s.wake, &ca);
+	pthread_condattr_destroy(&ca);
 	s.t0 = clock_now_ns();
 	start_all(&s, w);
 	for (int n = 0; n < NSLOTS; n++)
 		pthread_cond_destroy(&s.slot[n].cv);
 	pthread_cond_destroy(&s.starter);
+	pthread_cond_destroy(&s.wake);
 	pthread_mutex_destroy(&s.mu);
 	rep->failed = s.stop;
 out:

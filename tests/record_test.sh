@@ -245,6 +245,35 @@ timing_body()
 	[ "$ns" -ge 1000000000 ] || atf_fail "replayed in $ns ns, sooner than the recorded second"
 }
 
+atf_test_case timing_stop
+timing_stop_head()
+{
+	atf_set "descr" "--timing: a replay that fails ends then, not when a thread sleeping out a recorded gap of 30 s wakes"
+}
+timing_stop_body()
+{
+	# Thread 0 writes through a handle opened read-only: done when
+	# recorded, EBADF in the replay. Thread 1's mkdir comes 30 s later.
+	python3 - "$top/tests" <<'EOF2' || atf_fail "cannot write the trace"
+import sys
+sys.path.insert(0, sys.argv[1])
+from mkwtrace import rec, trace
+open("gap.trace", "wb").write(trace([
+    rec("open", h=1, flags=0, path=b"p"),
+    rec("write", h=1, asked=10, done=10),
+    rec("mkdir", path=b"c", thread=1, dt=30 * 10**9)]))
+EOF2
+	mkdir d
+	start=$(date +%s)
+	"$ubc" -q -p none --timing gap.trace d 2>err && atf_fail "the replay did not fail"
+	took=$(($(date +%s) - start))
+	grep -q 'record 2 (write).*failed in the replay' err ||
+	    atf_fail "not the failure expected: $(cat err)"
+	echo "failed after $took s"
+	[ "$took" -lt 20 ] || atf_fail "the failed replay ended after $took s, when the sleeping thread woke"
+	[ -z "$(ls -A d)" ] || atf_fail "left in the target: $(ls -A d)"
+}
+
 atf_test_case hostile
 hostile_head()
 {
@@ -313,5 +342,6 @@ atf_init_test_cases()
 	atf_add_test_case make_threads
 	atf_add_test_case ordered_across_threads
 	atf_add_test_case timing
+	atf_add_test_case timing_stop
 	atf_add_test_case bad_usage
 }
