@@ -9,6 +9,11 @@
  * The phase's child leads a process group that the command and its children
  * join, so that a stopped phase is killed whole (child.c); the command also
  * dies with the child (replay_die_with) if someone else kills that.
+ *
+ * The run's work must be over when the command exits: what it left running
+ * would write into the sync phase, the removal and the next run. The
+ * phase's child adopts the orphans (replay_adopt_orphans), kills what is
+ * left once the command has exited, and fails the run, naming it.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -75,6 +80,8 @@ replay_command_run(void *arg, struct replay_report *rep)
 	pid_t parent = getpid(), pid;
 	int efd[2], status;
 	ssize_t n;
+	char first[128];
+	size_t left;
 
 	rep->app_unseen = 1;
 	rep->failed = 1;
@@ -86,6 +93,12 @@ replay_command_run(void *arg, struct replay_report *rep)
 		snprintf(rep->error, sizeof(rep->error),
 		    "command '%s': cannot make a process group: %s", j->argv[0],
 		    strerror(errno));
+		return;
+	}
+	if (replay_adopt_orphans() == -1) {
+		snprintf(rep->error, sizeof(rep->error),
+		    "command '%s': cannot adopt the processes it leaves: %s",
+		    j->argv[0], strerror(errno));
 		return;
 	}
 	if (pipe2(efd, O_CLOEXEC) == -1) {
@@ -119,6 +132,7 @@ replay_command_run(void *arg, struct replay_report *rep)
 			    strerror(errno));
 			return;
 		}
+	left = replay_kill_left(first, sizeof(first));
 	if (n == (ssize_t)sizeof(f) && f.stage >= 0 && f.stage <= 3)
 		snprintf(rep->error, sizeof(rep->error), "command '%s': %s: %s",
 		    j->argv[0], stage_name[f.stage], strerror(f.error));
@@ -130,6 +144,13 @@ replay_command_run(void *arg, struct replay_report *rep)
 		snprintf(rep->error, sizeof(rep->error),
 		    "command '%s' exited with status %d", j->argv[0],
 		    WEXITSTATUS(status));
+	else if (left > 0)
+		snprintf(rep->error, sizeof(rep->error),
+		    "command '%s' exited and left %zu process%s running, "
+		    "now killed: %s%s; a run's work must end with the command "
+		    "(wait for what it starts)",
+		    j->argv[0], left, left == 1 ? "" : "es", first,
+		    left > 1 ? " and others" : "");
 	else
 		rep->failed = 0;
 }

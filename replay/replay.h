@@ -173,6 +173,22 @@ void replay_command_run(void *job, struct replay_report *rep);
 int replay_die_with(pid_t parent);
 
 /*
+ * Platform: makes the calling process the parent of every orphan among its
+ * descendants (a child subreaper), so that replay_kill_left finds what a
+ * command left running, in its process group or not. -1 with errno where
+ * that cannot be.
+ */
+int replay_adopt_orphans(void);
+
+/*
+ * Platform: kills and reaps every descendant of the calling process that is
+ * still running, the descendants of those too; returns how many there were,
+ * with the first one's name and pid in first ("sleep (pid 123)"). 0 where
+ * the system offers no way to find them.
+ */
+size_t replay_kill_left(char *first, size_t firstlen);
+
+/*
  * Platform: opens path under dirfd without leaving it, through ".." or a
  * symbolic link (openat2 RESOLVE_BENEATH, or a walk that follows none).
  */

@@ -1,11 +1,12 @@
 /*
  * sys_linux.c - syncing one filesystem, dropping the page cache, doing now
  * what a filesystem would do in the background after its mount, opening a
- * path that may not leave its directory, and a process that dies with its
- * parent, on Linux.
+ * path that may not leave its directory, a process that dies with its
+ * parent, and the processes a command left running, on Linux.
  */
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -146,4 +148,87 @@ replay_die_with(pid_t parent)
 		return -1;
 	}
 	return 0;
+}
+
+int
+replay_adopt_orphans(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/*
+ * Whether process pid is a child of ours (-1 if not, or gone), and whether
+ * it has exited (1, a zombie) or not (0); its command name in name.
+ */
+static int
+child_state(pid_t pid, char *name, size_t len)
+{
+	char path[64], buf[512], *lp, *rp, state;
+	long ppid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
+	if ((lp = strchr(buf, '(')) == NULL ||
+	    (rp = strrchr(buf, ')')) == NULL ||
+	    sscanf(rp + 1, " %c %ld", &state, &ppid) != 2 || ppid != getpid())
+		return -1;
+	snprintf(name, len, "%.*s", (int)(rp - lp - 1), lp + 1);
+	return state == 'Z';
+}
+
+size_t
+replay_kill_left(char *first, size_t firstlen)
+{
+	size_t left = 0;
+
+	first[0] = '\0';
+	for (;;) {
+		char buf[4096], name[64], *p, *end;
+		pid_t killed[256];
+		size_t nk = 0;
+		ssize_t n;
+		int fd;
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			continue;
+		if ((fd = open("/proc/thread-self/children",
+		         O_RDONLY | O_CLOEXEC)) == -1)
+			break;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		/* A pid cut short by the buffer's end has no space after. */
+		for (p = buf; nk < 256; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p || *end != ' ' || pid <= 0)
+				break;
+			if (child_state((pid_t)pid, name, sizeof(name)) != 0)
+				continue;
+			if (left++ == 0)
+				snprintf(
+				    first, firstlen, "%s (pid %ld)", name, pid);
+			if (kill((pid_t)pid, SIGKILL) == 0)
+				killed[nk++] = (pid_t)pid;
+		}
+		if (nk == 0)
+			break;
+		/* Their own children come to us when they die: next round. */
+		for (size_t i = 0; i < nk; i++)
+			while (
+			    waitpid(killed[i], NULL, 0) == -1 && errno == EINTR)
+				continue;
+	}
+	return left;
 }

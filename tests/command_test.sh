@@ -133,6 +133,34 @@ stopped_body()
 	empty d
 }
 
+atf_test_case left_running cleanup
+left_running_head()
+{
+	atf_set descr "a command that exits leaving processes running fails its run, naming them; they are killed, in its process group or out of it, their children too; one that waits for its children passes"
+	atf_set timeout 120
+}
+left_running_body()
+{
+	mkdir d
+	# A child, a child in a session of its own, and a subshell with a
+	# child of its own: 4 processes, the last one a grandchild.
+	atf_check -s exit:1 -o ignore -e save:err "$ubc" -p none -o r.json d -- \
+	    sh -c 'sleep 3001 & setsid sleep 3002 & (sleep 3003; :) & sleep 0.5; exit 0'
+	grep -q "run 1 failed: command 'sh' exited and left 4 processes running, now killed: .*wait for what it starts" err ||
+	    atf_fail "the error does not name what was left: $(cat err)"
+	left=$(pgrep -f 'sleep 300[123]' | tr '\n' ' ')
+	[ -z "$left" ] || atf_fail "left running after ubcreplay ended: $left"
+	[ ! -e r.json ] || atf_fail "a result was written for a job whose only run failed"
+	empty d
+	"$ubc" -q -p none d -- sh -c 'sleep 0.2 & sleep 0.3 & wait' 2>err ||
+	    atf_fail "a command that waits for its children failed: $(cat err)"
+	empty d
+}
+left_running_cleanup()
+{
+	pkill -9 -f 'sleep 300[123]' 2>/dev/null || true
+}
+
 atf_test_case usage
 usage_head()
 {
@@ -157,5 +185,6 @@ atf_init_test_cases()
 	atf_add_test_case not_found
 	atf_add_test_case output
 	atf_add_test_case stopped
+	atf_add_test_case left_running
 	atf_add_test_case usage
 }
