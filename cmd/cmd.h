@@ -60,13 +60,6 @@ int cmd_split_list(const char *opt, const char *what, char *arg, char **v,
 int cmd_parse_interval(const char *s, int64_t *ns);
 
 /*
- * Before the first run: what the filesystems on t's devices would read by
- * themselves soon after their mount is read now (replay_settle), outside
- * every measurement.
- */
-int cmd_settle(const struct target *t, char *err, size_t errlen);
-
-/*
  * One measured phase: fn(arg) in a child while the probe ticks every
  * interval, then the probe's mark; p gets the times, rusage, the child's
  * report and each device's statistics. -1 when the phase could not be run

@@ -1,8 +1,7 @@
 /*
  * common.c - what the workload front ends share: integers and the sampling
- * interval as the user writes them, the target settled before the first
- * run, and one measured phase (a workload function in a child, the probe
- * ticking meanwhile, then the probe's mark).
+ * interval as the user writes them, and one measured phase (a workload
+ * function in a child, the probe ticking meanwhile, then the probe's mark).
  */
 #include <sys/ioctl.h>
 
@@ -134,19 +133,6 @@ static int64_t
 tv_ns(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
-}
-
-int
-cmd_settle(const struct target *t, char *err, size_t errlen)
-{
-	/* A watched device's filesystem is not the target's. */
-	for (size_t i = 0; i < t->ndev; i++)
-		if (replay_settle(t->dev[i].name,
-		        strcmp(t->dev[i].role, "watched") == 0 ? ""
-		                                               : t->options,
-		        err, errlen) == -1)
-			return -1;
-	return 0;
 }
 
 int

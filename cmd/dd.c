@@ -101,8 +101,8 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 	if (target_resolve_node(dd->in, &r->t[0], err, errlen) == -1 ||
 	    target_resolve_node(dd->out, &r->t[1], err, errlen) == -1 ||
 	    merge_targets(r, err, errlen) == -1 ||
-	    cmd_settle(&r->t[0], err, errlen) == -1 ||
-	    cmd_settle(&r->t[1], err, errlen) == -1)
+	    target_settle(&r->t[0], err, errlen) == -1 ||
+	    target_settle(&r->t[1], err, errlen) == -1)
 		return -1;
 	if ((r->shared = replay_dd_counts_new(err, errlen)) == NULL)
 		return -1;

@@ -691,7 +691,7 @@ cmd_tar(int argc, char **argv)
 			warnx("--watch-dev: %s", err);
 			return EXIT_FAILURE;
 		}
-	if (cmd_settle(&t, err, sizeof(err)) == -1) {
+	if (target_settle(&t, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;
 	}

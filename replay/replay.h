@@ -199,16 +199,6 @@ int replay_syncfs(const char *path, char *err, size_t errlen);
 /* The same through an open descriptor; path names it in messages. */
 int replay_syncfs_fd(int fd, const char *path, char *err, size_t errlen);
 int replay_drop_caches(char *err, size_t errlen);
-/*
- * Platform: does now what the filesystem on the block device devname (its
- * kernel name: "loop0", "sda1") would otherwise do by itself soon after its
- * mount, so that it does not fall in a run: on Linux, loads ext4's block
- * bitmaps, unless fsopts (its mount options, comma-separated as mountinfo
- * has them; "" when not known) say not to prefetch them. 0 also when there
- * is nothing to do.
- */
-int replay_settle(
-    const char *devname, const char *fsopts, char *err, size_t errlen);
 
 /*
  * The dd workload: dd's operands and its copy, without conversions.

@@ -1,6 +1,5 @@
 /*
- * sys_linux.c - syncing one filesystem, dropping the page cache, doing now
- * what a filesystem would do in the background after its mount, opening a
+ * sys_linux.c - syncing one filesystem, dropping the page cache, opening a
  * path that may not leave its directory, a process that dies with its
  * parent, and the processes a command left running, on Linux.
  */
@@ -10,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdint.h>
@@ -66,55 +64,6 @@ replay_drop_caches(char *err, size_t errlen)
 	}
 	close(fd);
 	return 0;
-}
-
-/* Whether the comma list opts holds the option word. */
-static int
-has_option(const char *opts, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = opts; p != NULL; p = strchr(p, ',')) {
-		p += *p == ',';
-		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * ext4 (and ext2 and ext3 when its driver mounts them) has its lazy-init
- * thread read the block bitmaps, starting at a random moment up to 5 s after
- * the mount and going on in batches. Reading mb_groups loads every group's
- * bitmap now, and the thread then finds none left to read. A filesystem
- * mounted not to prefetch is left so. Other filesystems, and devices
- * without one, have no such file.
- */
-int
-replay_settle(const char *devname, const char *fsopts, char *err, size_t errlen)
-{
-	char path[PATH_MAX], buf[65536];
-	ssize_t n;
-	int fd;
-
-	if (has_option(fsopts, "no_prefetch_block_bitmaps"))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/mb_groups", devname);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(
-		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		continue;
-	if (n == -1)
-		snprintf(err, errlen,
-		    "cannot load ext4's block bitmaps through '%s': %s", path,
-		    strerror(errno));
-	close(fd);
-	return n == -1 ? -1 : 0;
 }
 
 /*

@@ -1,8 +1,7 @@
 /*
  * sys_other.c - syncing and dropping caches where Linux's calls are missing:
  * sync(2) syncs every filesystem, and there is no portable way to drop the
- * page cache, which we say rather than pretend; no filesystem is known to
- * read in the background after its mount; paths are walked without
+ * page cache, which we say rather than pretend; paths are walked without
  * following symbolic links; a process cannot ask to die with its parent,
  * nor find what a command left running.
  */
@@ -37,16 +36,6 @@ replay_drop_caches(char *err, size_t errlen)
 {
 	snprintf(err, errlen, "--drop-caches is not supported on this system");
 	return -1;
-}
-
-int
-replay_settle(const char *devname, const char *fsopts, char *err, size_t errlen)
-{
-	(void)devname;
-	(void)fsopts;
-	(void)err;
-	(void)errlen;
-	return 0;
 }
 
 /*

@@ -53,6 +53,12 @@ has_option(const char *list, const char *tok, size_t n)
 	return 0;
 }
 
+int
+target_has_option(const struct target *t, const char *opt)
+{
+	return has_option(t->options, opt, strlen(opt));
+}
+
 /* The mount options, then the superblock options that add to them. */
 static void
 join_options(char *out, size_t len, const char *opts, const char *sopts)

@@ -2,7 +2,8 @@
  * target_linux.c - from a directory to its filesystem and the block devices
  * behind it, on Linux: the mount from /proc/self/mountinfo, the devices from
  * sysfs (/sys/dev/block/MAJ:MIN links to the device; its slaves/ directory
- * lists the members of a device-mapper or md device).
+ * lists the members of a device-mapper or md device); and what ext4 reads
+ * by itself after its mount, read before the first run.
  */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -261,4 +262,49 @@ target_watch_dev(struct target *t, const char *node, char *err, size_t errlen)
 	t->nodev_reason[0] = '\0';
 	return adddev(t, "/sys", major(st.st_rdev), minor(st.st_rdev),
 	    "watched", 0, err, errlen);
+}
+
+/*
+ * ext4 (and ext2 and ext3 when its driver mounts them) has its lazy-init
+ * thread read the block bitmaps, starting at a random moment up to 5 s after
+ * the mount and going on in batches. Reading mb_groups loads every group's
+ * bitmap now, and the thread then finds none left to read. Other
+ * filesystems, and devices without one, have no such file.
+ */
+static int
+load_bitmaps(const char *devname, char *err, size_t errlen)
+{
+	char path[PATH_MAX], buf[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/mb_groups", devname);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		continue;
+	if (n == -1)
+		snprintf(err, errlen,
+		    "cannot load ext4's block bitmaps through '%s': %s", path,
+		    strerror(errno));
+	close(fd);
+	return n == -1 ? -1 : 0;
+}
+
+int
+target_settle(const struct target *t, char *err, size_t errlen)
+{
+	/* Told not to prefetch: left so. A watched device's is not ours. */
+	int keep = target_has_option(t, "no_prefetch_block_bitmaps");
+
+	for (size_t i = 0; i < t->ndev; i++)
+		if ((!keep || strcmp(t->dev[i].role, "watched") == 0) &&
+		    load_bitmaps(t->dev[i].name, err, errlen) == -1)
+			return -1;
+	return 0;
 }

@@ -77,6 +77,17 @@ int target_resolve(const char *dir, struct target *t, char *err, size_t errlen);
 int target_watch_dev(
     struct target *t, const char *node, char *err, size_t errlen);
 
+/* Whether opt is one of t's mount options (t->options). */
+int target_has_option(const struct target *t, const char *opt);
+
+/*
+ * Before the first run: does now what the filesystems on t's devices would
+ * otherwise do by themselves soon after their mount, so that it does not
+ * fall in a run. On Linux, loads ext4's block bitmaps, unless the target is
+ * mounted no_prefetch_block_bitmaps. 0 also when there is nothing to do.
+ */
+int target_settle(const struct target *t, char *err, size_t errlen);
+
 /*
  * Resolves what a dd operand names: a block device node to that device (and
  * its members; fstype "block device"), a character device or pipe to no
