@@ -24,7 +24,7 @@ diskstats_head()
 diskstats_body()
 {
 	require_root "makes a loop filesystem"
-	[ -d /sys/kernel/tracing/events/block ] || atf_skip "needs tracefs with block events"
+	require_tracefs
 	dev=$(mkloopfs c 256 ext4)
 	prog='i=0; while [ $i -lt 200 ]; do head -c 40000 /dev/urandom >f$i; i=$((i + 1)); done'
 	before=$(devstat "$dev")

@@ -11,15 +11,6 @@
 compare=$top/tests/exact_compare.py
 instances=/sys/kernel/tracing/instances
 
-require_tracefs()
-{
-	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
-	    [ ! -d /sys/kernel/tracing ] ||
-	    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
-	    atf_skip "needs tracefs with the block events"
-}
-
 # The kernel's dev_t of a block device, as trace events carry it.
 devnum()
 {

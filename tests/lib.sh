@@ -23,6 +23,18 @@ require_prog()
 	command -v "$1" >/dev/null 2>&1 || atf_skip "needs $1 (contrib/deps.sh test installs it)"
 }
 
+# Mounts tracefs on /sys/kernel/tracing where it is not mounted yet (as the
+# exact probe does itself: a fresh machine may not have it mounted before
+# the first exact run), then skips unless it has the block events.
+require_tracefs()
+{
+	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
+	    [ ! -d /sys/kernel/tracing ] ||
+	    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -d /sys/kernel/tracing/events/block/block_rq_issue ] ||
+	    atf_skip "needs tracefs with the block events"
+}
+
 # mkloopfs NAME SIZE_MB MKFS [MOUNT_OPTIONS]: makes a filesystem on a loop
 # device and mounts it on ./NAME; prints the loop device's kernel name.
 # With loopfs_fresh=1 set before, ext4's block bitmaps are left for the

@@ -48,7 +48,7 @@ signals()
 	probe=$1
 	if [ "$probe" = exact ]; then
 		require_root "the exact probe uses tracefs"
-		[ -d /sys/kernel/tracing/instances ] || atf_skip "no tracefs at /sys/kernel/tracing"
+		require_tracefs
 	fi
 	if [ "$(id -u)" -eq 0 ]; then
 		mkloopfs m 128 ext4 >/dev/null

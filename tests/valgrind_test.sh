@@ -63,7 +63,7 @@ exact_body()
 {
 	prepare
 	require_root "makes a loop filesystem; tracefs"
-	[ -d /sys/kernel/tracing/instances ] || atf_skip "no tracefs at /sys/kernel/tracing"
+	require_tracefs
 	mkloopfs m 128 ext4 >/dev/null
 	vg "$ubc" -q -n 2 -p exact --trace-out "$PWD/t.trace" -o r.json "$small" m
 	clean $? 0
