@@ -85,6 +85,8 @@ struct result {
 	 * (result_stream: runs is then NULL), else NULL: taken from runs.
 	 */
 	const struct result_figures *figures;
+	/* An FFS target's NetBSD kernel: its build, what is real; or NULL. */
+	json_t *netbsd;
 };
 
 /*

@@ -304,7 +304,7 @@ latency_table(FILE *fp, const json_t *phases, size_t n)
 
 /* What only the exact probe sees: merging, sequentiality, flushes, latency. */
 static void
-exact_block(FILE *fp, const json_t *phases, size_t n)
+exact_block(FILE *fp, const json_t *phases, size_t n, const char *counters)
 {
 	int64_t ops = phase_sum(phases, n, "write", "ops");
 	int64_t bios = phase_sum(phases, n, "write", "bios");
@@ -370,10 +370,10 @@ exact_block(FILE *fp, const json_t *phases, size_t n)
 		int ok = kw == ops + ep && kf == flushes;
 
 		fprintf(fp,
-		    "  diskstats: %" PRId64 " write ops %s %" PRId64
+		    "  %s: %" PRId64 " write ops %s %" PRId64
 		    " requests + %" PRId64 " empty preflush writes; %" PRId64
 		    " flushes %s %" PRId64 "%s\n",
-		    kw, kw == ops + ep ? "=" : "!=", ops, ep, kf,
+		    counters, kw, kw == ops + ep ? "=" : "!=", ops, ep, kf,
 		    kf == flushes ? "=" : "!=", flushes,
 		    ok ? ""
 		       : " (requests in flight at a phase boundary, "
@@ -486,7 +486,11 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 			         : "write sizes per layer (bios submitted, "
 			           "device requests)",
 			    cols + !seen, names + !seen, 3 - !seen);
-			exact_block(fp, phases, n);
+			/* The kernel's own counters: NetBSD's, or Linux's. */
+			exact_block(fp, phases, n,
+			    json_object_get(doc, "netbsd") != NULL
+			        ? "hw.iostats"
+			        : "diskstats");
 		} else {
 			cols[1] = dev[n];
 			names[1] = result_gets(d, "device");
@@ -576,8 +580,11 @@ between(json_t *doc, FILE *fp)
 		fprintf(fp,
 		    "%s  %s: %" PRId64 " reads, %" PRId64 " writes "
 		    "(%" PRId64 " bytes), %" PRId64 " flushes\n",
-		    i == 0 ? "\noutside the runs (the sync before each run)\n"
-		           : "",
+		    i > 0 ? ""
+		        : json_object_get(doc, "netbsd") != NULL
+		        ? "\noutside the runs (each run's kernel mounting "
+		          "and unmounting the image)\n"
+		        : "\noutside the runs (the sync before each run)\n",
 		    result_gets(d, "device"), result_geti(r, "ops"),
 		    result_geti(w, "ops"), result_geti(w, "bytes"),
 		    result_geti(d, "flushes"));

@@ -433,6 +433,8 @@ result_json(const struct result *r)
 		json_object_set_new(
 		    doc, "between_runs", json_pack("{s:o}", "devices", devs));
 	}
+	if (doc != NULL && r->netbsd != NULL)
+		json_object_set(doc, "netbsd", r->netbsd);
 	if (doc != NULL)
 		json_object_set_new(doc, "summary", summary_json(r));
 	return doc;

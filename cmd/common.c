@@ -15,6 +15,7 @@
 
 #include "../analysis/compare.h"
 #include "cmd.h"
+#include "../job/job.h"
 
 /*
  * s as a whole decimal number from lo to hi: digits only, a '-' first only
@@ -129,52 +130,21 @@ tick(void *probe, char *err, size_t errlen)
 	return probe_tick(probe, err, errlen);
 }
 
-static int64_t
-tv_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
-}
-
 int
 cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
     replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen)
 {
 	struct replay_outcome out;
-	const struct rusage *ru = &out.ru;
 
 	/* A phase that could not be run is in its run as failed, and why. */
-	p->name = name;
 	if (replay_child(
 	        fn, arg, interval_ns, tick, probe, &out, err, errlen) == -1) {
+		p->name = name;
 		p->failed = 1;
 		snprintf(p->error, sizeof(p->error), "%s", err);
 		return -1;
 	}
-	p->failed = out.report.failed;
-	snprintf(p->error, sizeof(p->error), "%s", out.report.error);
-	p->elapsed_ns = out.elapsed_ns;
-	p->user_ns = tv_ns(&ru->ru_utime);
-	p->sys_ns = tv_ns(&ru->ru_stime);
-	p->maxrss_kib = ru->ru_maxrss;
-	p->inblock = (uint64_t)ru->ru_inblock;
-	p->oublock = (uint64_t)ru->ru_oublock;
-	p->majflt = (uint64_t)ru->ru_majflt;
-	p->minflt = (uint64_t)ru->ru_minflt;
-	p->nswap = (uint64_t)ru->ru_nswap;
-	p->nvcsw = (uint64_t)ru->ru_nvcsw;
-	p->nivcsw = (uint64_t)ru->ru_nivcsw;
-	p->entries = out.report.entries;
-	p->bytes = out.report.bytes;
-	p->app_ops = out.report.app_ops;
-	p->app_bytes = out.report.app_bytes;
-	p->app_size = out.report.app_size;
-	p->app_unseen = out.report.app_unseen;
-	if (result_phase_devices(p, probe->target->ndev) == -1) {
-		snprintf(err, errlen, "cannot allocate the %s phase's devices",
-		    name);
-		return -1;
-	}
-	return probe_mark(probe, p->dev, err, errlen);
+	return job_phase_result(probe, name, &out, p, err, errlen);
 }
 
 void

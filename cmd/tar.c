@@ -31,6 +31,7 @@
 #include "../analysis/analysis.h"
 #include "../analysis/nfs_report.h"
 #include "cmd.h"
+#include "../job/job.h"
 #include "../replay/replay.h"
 #include "../model/wtrace.h"
 #include "../traces/mountstats.h"
@@ -61,10 +62,13 @@ struct opts {
 	int drop_caches;
 	int keep;
 	int quiet;
-	int timing;           /* a trace at its recorded pace */
-	int is_trace;         /* the workload is a trace, not an archive */
-	const char *archive;  /* NULL for a command */
-	char *const *command; /* what follows "--", or NULL */
+	int timing;             /* a trace at its recorded pace */
+	int is_trace;           /* the workload is a trace, not an archive */
+	const char *archive;    /* NULL for a command */
+	const char *image;      /* an ffs:IMAGE target's image, or NULL */
+	const char *mount_opts; /* -O: its NetBSD mount options */
+	const char *rump_dir;   /* --rump: the build of the rump kernel */
+	char *const *command;   /* what follows "--", or NULL */
 	const char *dir;
 };
 
@@ -73,6 +77,7 @@ enum {
 	OPT_FSYNC,
 	OPT_KEEP,
 	OPT_NFS_IFACE,
+	OPT_RUMP,
 	OPT_TIMING,
 	OPT_TRACE_OUT,
 	OPT_WATCH_DEV,
@@ -84,6 +89,7 @@ static const struct option longopts[] = {
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"keep", no_argument, NULL, OPT_KEEP},
     {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
+    {"rump", required_argument, NULL, OPT_RUMP},
     {"timing", no_argument, NULL, OPT_TIMING},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
     {"watch-dev", required_argument, NULL, OPT_WATCH_DEV},
@@ -113,8 +119,8 @@ parse(int argc, char **argv, struct opts *o)
 	o->interval_ns = DEFAULT_INTERVAL_NS;
 	o->probe = "auto";
 	o->fsync = FSYNC_END;
-	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:qV", longopts, NULL)) !=
-	    -1) {
+	while ((c = getopt_long(
+	            argc, argv, "hi:l:n:o:O:p:qV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (cmd_parse_interval(optarg, &o->interval_ns) == -1) {
@@ -134,6 +140,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'O':
+			o->mount_opts = optarg;
 			break;
 		case 'p':
 			if (strcmp(optarg, "auto") != 0 &&
@@ -178,6 +187,9 @@ parse(int argc, char **argv, struct opts *o)
 		case OPT_NFS_IFACE:
 			o->nfs_iface = optarg;
 			break;
+		case OPT_RUMP:
+			o->rump_dir = optarg;
+			break;
 		case OPT_TIMING:
 			o->timing = 1;
 			break;
@@ -208,6 +220,8 @@ parse(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 		o->dir = argv[optind];
+		if (strncmp(o->dir, "ffs:", 4) == 0)
+			o->image = o->dir + 4;
 		return 0;
 	}
 	if (argc - optind != 2) {
@@ -216,6 +230,29 @@ parse(int argc, char **argv, struct opts *o)
 	}
 	o->archive = argv[optind];
 	o->dir = argv[optind + 1];
+	/* An image mounted in a NetBSD rump kernel: ffs:IMAGE. */
+	if (strncmp(o->dir, "ffs:", 4) == 0) {
+		o->image = o->dir + 4;
+		if (*o->image == '\0') {
+			warnx("target 'ffs:' names no image");
+			return -1;
+		}
+	}
+	/* Each run on an image starts with a fresh kernel's empty cache. */
+	if (o->image != NULL &&
+	    (o->drop_caches || o->nfs_iface != NULL || o->nwatch > 0)) {
+		warnx("%s is for a host directory, not an ffs:IMAGE target",
+		    o->drop_caches             ? "--drop-caches"
+		        : o->nfs_iface != NULL ? "--nfs-iface"
+		                               : "--watch-dev");
+		return -1;
+	}
+	if (o->image == NULL &&
+	    (o->mount_opts != NULL || o->rump_dir != NULL)) {
+		warnx("%s is for an ffs:IMAGE target",
+		    o->mount_opts != NULL ? "-O" : "--rump");
+		return -1;
+	}
 	return 0;
 }
 
@@ -223,274 +260,6 @@ static const char *
 fsync_name(enum replay_fsync f)
 {
 	return f == FSYNC_NONE ? "none" : f == FSYNC_FILE ? "file" : "end";
-}
-
-/* DIR must be a directory we can make a run directory in. */
-static int
-check_dir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == -1) {
-		warnx("target directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		warnx("target '%s' is not a directory", dir);
-		return -1;
-	}
-	if (access(dir, W_OK | X_OK) == -1) {
-		warnx("target directory '%s' is not writable: %s", dir,
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-struct job {
-	const struct opts *o;
-	const struct target *t;
-	struct probe *probe;
-	const struct replay_archive_info *info;
-	const struct replay_wtrace_info *winfo; /* when a trace */
-	const char *archive;                    /* absolute */
-	int run;                                /* the run going on, from 1 */
-	char rundir[PATH_MAX];
-	/*
-	 * The target and the run directory, held open: a run directory is
-	 * removed through them even after someone unmounted its filesystem
-	 * (lazily) or moved it, and they tell whether it is still where it
-	 * was made.
-	 */
-	int dirfd, runfd;
-	dev_t dev;           /* of the target directory, when it was resolved */
-	const char *runname; /* in rundir */
-	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
-};
-
-static int
-phase(struct job *j, const char *name, replay_fn fn, void *arg,
-    struct phase_result *p, char *err, size_t errlen)
-{
-	char label[64];
-
-	/* The trace (--trace-out) names each phase the mark ends. */
-	snprintf(label, sizeof(label), "run %d %s", j->run, name);
-	probe_label(j->probe, label);
-	return cmd_phase(
-	    j->probe, j->o->interval_ns, name, fn, arg, p, err, errlen);
-}
-
-/* The remove phase: the tree, then (unless --fsync none) a sync. */
-static void
-remove_fn(void *arg, struct replay_report *rep)
-{
-	struct job *j = arg;
-
-	rep->failed = replay_remove_tree_at(j->dirfd, j->runname, j->rundir,
-	                  rep->error, sizeof(rep->error)) == -1 ||
-	    (j->o->fsync != FSYNC_NONE &&
-	        replay_syncfs_fd(
-	            j->dirfd, j->o->dir, rep->error, sizeof(rep->error)) == -1);
-}
-
-/*
- * The target must still be the filesystem the probe watches: after a lazy
- * unmount its path leads to the directory beneath, on another device.
- */
-static int
-check_target(const struct job *j, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (stat(j->o->dir, &st) == -1) {
-		snprintf(err, errlen, "target directory '%s': %s", j->o->dir,
-		    strerror(errno));
-		return -1;
-	}
-	if (st.st_dev != j->dev) {
-		snprintf(err, errlen,
-		    "target directory '%s' is no longer on the filesystem "
-		    "of device %u:%u (%s): was it unmounted?",
-		    j->o->dir, j->t->major, j->t->minor, j->t->fstype);
-		return -1;
-	}
-	return 0;
-}
-
-/* Whether the run directory is still there, and still at its path. */
-static int
-check_rundir(const struct job *j, char *err, size_t errlen)
-{
-	struct stat held, now;
-
-	if (fstat(j->runfd, &held) == -1 || held.st_nlink == 0) {
-		snprintf(err, errlen,
-		    "run directory '%s' was removed during the run "
-		    "(by someone else)",
-		    j->rundir);
-		return -1;
-	}
-	if (stat(j->rundir, &now) == -1 || now.st_dev != held.st_dev ||
-	    now.st_ino != held.st_ino) {
-		snprintf(err, errlen,
-		    "run directory '%s' is no longer at its path: its "
-		    "filesystem was unmounted or it was moved during the run",
-		    j->rundir);
-		return -1;
-	}
-	return 0;
-}
-
-/* Drops the run directory: removes it unless --keep, closes it. */
-static void
-drop_rundir(struct job *j, int idx)
-{
-	char rerr[768];
-
-	if (!j->o->keep &&
-	    replay_remove_tree_at(
-	        j->dirfd, j->runname, j->rundir, rerr, sizeof(rerr)) == -1)
-		warnx("run %d: run directory '%s' left behind: %s", idx,
-		    j->rundir, rerr);
-	if (j->runfd != -1)
-		close(j->runfd);
-	j->runfd = -1;
-}
-
-/*
- * A trace's set-up: what the recorded command found in place, made in the
- * run directory in a child of its own, then synced, all before the run's
- * first mark, so that none of it is counted as the workload's.
- */
-static int
-trace_setup(struct job *j, char *err, size_t errlen)
-{
-	struct replay_wtrace_job wj = {.trace = j->archive,
-	    .rundir = j->rundir,
-	    .info = j->winfo,
-	    .timing = 0};
-	struct replay_outcome out;
-
-	if (replay_child(replay_wtrace_setup, &wj, 0, NULL, NULL, &out, err,
-	        errlen) == -1)
-		return -1;
-	if (out.report.failed) {
-		snprintf(err, errlen, "%s", out.report.error);
-		return -1;
-	}
-	return replay_syncfs(j->o->dir, err, errlen);
-}
-
-/* Runs one repetition into run. Returns -1 when it must not go on. */
-static int
-one_run(struct job *j, int idx, struct run_result *run)
-{
-	struct replay_command_job cj;
-	struct replay_wtrace_job wj;
-	struct replay_tar_job tj;
-	const char *what;
-	char err[768], tmpl[PATH_MAX];
-	struct devstats before[DEVSTATS_MAXDEV];
-	struct phase_result *p;
-
-	run->status = "failed";
-	if (check_target(j, err, sizeof(err)) == -1)
-		goto broken;
-	if (j->o->drop_caches && replay_drop_caches(err, sizeof(err)) == -1)
-		goto broken;
-	if (replay_syncfs(j->o->dir, err, sizeof(err)) == -1)
-		goto broken;
-	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
-	if (mkdtemp(tmpl) == NULL) {
-		snprintf(err, sizeof(err),
-		    "cannot make a run directory in "
-		    "'%s': %s",
-		    j->o->dir, strerror(errno));
-		goto broken;
-	}
-	snprintf(j->rundir, sizeof(j->rundir), "%s", tmpl);
-	j->runname = strrchr(j->rundir, '/') + 1;
-	if ((j->runfd = open(j->rundir,
-	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, sizeof(err), "cannot open run directory '%s': %s",
-		    j->rundir, strerror(errno));
-		goto cleanup;
-	}
-	j->run = idx;
-	if (j->o->is_trace && trace_setup(j, err, sizeof(err)) == -1)
-		goto cleanup;
-	probe_label(j->probe, "between");
-	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
-		goto cleanup;
-	for (size_t i = 0; i < j->t->ndev; i++)
-		devstats_add(&j->between[i], &before[i]);
-
-	tj = (struct replay_tar_job){.archive = j->archive,
-	    .rundir = j->rundir,
-	    .fsync = j->o->fsync,
-	    .info = j->info,
-	    .progress = !j->o->quiet && isatty(STDERR_FILENO),
-	    .run = idx};
-	wj = (struct replay_wtrace_job){.trace = j->archive,
-	    .rundir = j->rundir,
-	    .info = j->winfo,
-	    .timing = j->o->timing};
-	cj = (struct replay_command_job){
-	    .argv = j->o->command, .rundir = j->rundir};
-	p = &run->phase[run->nphase++];
-	if ((j->o->command != NULL   ? phase(j, "command", replay_command_run,
-	                                   &cj, p, err, sizeof(err))
-	            : j->o->is_trace ? phase(j, "replay", replay_wtrace_run,
-	                                   &wj, p, err, sizeof(err))
-	                             : phase(j, "extract", replay_tar_extract,
-	                                   &tj, p, err, sizeof(err))) == -1)
-		goto cleanup;
-	what = p->failed ? p->error : NULL;
-	/* Someone else's doing explains the extraction's failure best. */
-	if (check_rundir(j, err, sizeof(err)) == -1)
-		what = err;
-	/*
-	 * Held no longer: the last reference frees the directory's inode, and
-	 * that write belongs in the remove phase, not after its mark.
-	 */
-	close(j->runfd);
-	j->runfd = -1;
-	if (what == NULL && j->o->fsync == FSYNC_END) {
-		p = &run->phase[run->nphase++];
-		if (phase(j, "sync", replay_sync, j->rundir, p, err,
-		        sizeof(err)) == -1)
-			goto cleanup;
-		what = p->failed ? p->error : NULL;
-	}
-	if (j->o->keep) {
-		if (!j->o->quiet)
-			fprintf(stderr, "ubcreplay: run %d kept in %s\n", idx,
-			    j->rundir);
-	} else {
-		p = &run->phase[run->nphase++];
-		if (phase(j, "remove", remove_fn, j, p, err, sizeof(err)) == -1)
-			goto cleanup;
-		if (p->failed)
-			warnx("run %d: run directory '%s' left behind: %s", idx,
-			    j->rundir, p->error);
-		if (what == NULL && p->failed)
-			what = p->error;
-	}
-	if (what != NULL) {
-		snprintf(run->error, sizeof(run->error), "%s", what);
-		return -1;
-	}
-	run->status = "ok";
-	return 0;
-
-cleanup:
-	drop_rundir(j, idx);
-broken:
-	if (stop_signal())
-		run->status = "interrupted";
-	snprintf(run->error, sizeof(run->error), "%s", err);
-	return -1;
 }
 
 /* The run's share of the NFS traffic the watcher captured. */
@@ -597,9 +366,8 @@ run_end(struct run_result *run)
 static void
 job_end(struct job *j, struct run_result *run)
 {
-	probe_close(j->probe);
-	if (j->dirfd != -1)
-		close(j->dirfd);
+	if (j->tops != NULL)
+		j->tops->close(j);
 	run_end(run);
 }
 
@@ -652,6 +420,31 @@ identify(struct opts *o, struct replay_archive_info *info,
 	return 0;
 }
 
+/* What the job is asked, for the job module. */
+static void
+job_options(const struct opts *o, const struct replay_archive_info *info,
+    const struct replay_wtrace_info *winfo, const char *archive,
+    struct job_opts *jo)
+{
+	*jo = (struct job_opts){.dir = o->dir,
+	    .archive = archive,
+	    .command = o->command,
+	    .fsync = o->fsync,
+	    .drop_caches = o->drop_caches,
+	    .keep = o->keep,
+	    .timing = o->timing,
+	    .progress = !o->quiet && isatty(STDERR_FILENO),
+	    .interval_ns = o->interval_ns,
+	    .probe = o->probe,
+	    .nwatch = o->nwatch,
+	    .watch = o->watch,
+	    .info = info,
+	    .winfo = winfo,
+	    .image = o->image,
+	    .mount_opts = o->mount_opts,
+	    .rump_dir = o->rump_dir};
+}
+
 int
 cmd_tar(int argc, char **argv)
 {
@@ -661,11 +454,11 @@ cmd_tar(int argc, char **argv)
 	struct result_stream rs;
 	struct result r;
 	struct opts o;
+	struct job_opts jo;
 	struct nfs_watch watch;
 	struct mountstats client;
-	struct target t;
-	struct stat st;
 	struct job j;
+	const char *why;
 	char err[768], label[1200], archive[PATH_MAX] = "", filter[32];
 	json_t *doc;
 	uint64_t first[2] = {0, 0};
@@ -675,54 +468,42 @@ cmd_tar(int argc, char **argv)
 		usage_print(stderr);
 		return EXIT_USAGE;
 	}
-	if (check_dir(o.dir) == -1)
-		return EXIT_FAILURE;
+	memset(&run, 0, sizeof(run));
+	memset(&j, 0, sizeof(j));
+	j.tops = o.image != NULL ? &job_target_ffs : &job_target_dir;
+	j.wl = o.command != NULL ? &job_command : &job_tar;
 	/* A workload trace says so in its first bytes; else an archive. */
 	memset(&info, 0, sizeof(info));
 	memset(&winfo, 0, sizeof(winfo));
 	if (o.command == NULL && identify(&o, &info, &winfo, archive) == -1)
 		return o.timing && !o.is_trace ? EXIT_USAGE : EXIT_FAILURE;
-	if (target_resolve(o.dir, &t, err, sizeof(err)) == -1) {
-		warnx("%s", err);
-		return EXIT_FAILURE;
+	if (o.is_trace)
+		j.wl = &job_trace;
+	if ((why = job_unsupported(j.wl, j.tops)) != NULL) {
+		warnx("%s", why);
+		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < o.nwatch; i++)
-		if (target_watch_dev(&t, o.watch[i], err, sizeof(err)) == -1) {
-			warnx("--watch-dev: %s", err);
-			return EXIT_FAILURE;
+	job_options(&o, &info, &winfo, archive, &jo);
+	j.o = &jo;
+	stop_catch();
+	if (j.tops->open(&j, err, sizeof(err)) == -1) {
+		job_end(&j, &run);
+		/* Asked to stop while it opened: die of the signal. */
+		if ((sig = stop_signal()) != 0) {
+			signal(sig, SIG_DFL);
+			raise(sig);
+			return 128 + sig;
 		}
-	if (target_settle(&t, err, sizeof(err)) == -1) {
 		warnx("%s", err);
-		return EXIT_FAILURE;
+		return j.tops->fs == JOB_NETBSD ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	if (is_nfs(&t) &&
-	    mountstats_read(t.mountpoint, &client, err, sizeof(err)) == -1) {
+	if (is_nfs(j.t) &&
+	    mountstats_read(j.t->mountpoint, &client, err, sizeof(err)) == -1) {
 		warnx("%s", err);
-		return EXIT_FAILURE;
-	}
-	if (o.drop_caches && replay_drop_caches(err, sizeof(err)) == -1) {
-		warnx("%s", err);
-		return EXIT_FAILURE;
-	}
-	memset(&run, 0, sizeof(run));
-	memset(&j, 0, sizeof(j));
-	j.o = &o;
-	j.t = &t;
-	j.info = &info;
-	j.winfo = &winfo;
-	j.archive = archive;
-	j.runfd = -1;
-	if ((j.dirfd = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    fstat(j.dirfd, &st) == -1) {
-		warnx("cannot open target directory '%s': %s", o.dir,
-		    strerror(errno));
 		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
-	j.dev = st.st_dev;
-	stop_catch();
-	if ((j.probe = probe_open(
-	         o.probe, &t, o.interval_ns, err, sizeof(err))) == NULL) {
+	if (o.drop_caches && replay_drop_caches(err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		job_end(&j, &run);
 		return EXIT_FAILURE;
@@ -735,14 +516,14 @@ cmd_tar(int argc, char **argv)
 	}
 	if (o.nfs_iface != NULL &&
 	    nfs_watch_start(&watch, o.nfs_iface,
-	        wire_filter(&t, filter, sizeof(filter)), err,
+	        wire_filter(j.t, filter, sizeof(filter)), err,
 	        sizeof(err)) == -1) {
 		warnx("--nfs-iface: %s", err);
 		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
-	if (t.ndev == 0 && !o.quiet)
-		warnx("%s: reporting times only", t.nodev_reason);
+	if (j.t->ndev == 0 && !o.quiet)
+		warnx("%s: reporting times only", j.t->nodev_reason);
 	/* Each run goes to the result's stream as it ends, and is let go. */
 	if (result_stream_open(&rs, o.output, err, sizeof(err)) == -1) {
 		warnx("%s", err);
@@ -755,11 +536,16 @@ cmd_tar(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.started = time(NULL);
 	r.ntarget = 1;
-	r.targets = &t;
+	r.targets = j.t;
 	r.probe = j.probe;
 	while (nrun < o.runs) {
-		int failed = one_run(&j, ++nrun, &run) == -1;
+		int failed = job_run(&j, ++nrun, &run) == -1;
 
+		if (j.warning[0] != '\0')
+			warnx("run %d: %s", nrun, j.warning);
+		if (j.kept && !o.quiet)
+			fprintf(stderr, "ubcreplay: run %d kept in %s\n", nrun,
+			    j.where);
 		if (failed) {
 			/* A killed child may have left its progress line. */
 			if (!o.quiet && isatty(STDERR_FILENO))
@@ -770,8 +556,8 @@ cmd_tar(int argc, char **argv)
 		if (o.nfs_iface != NULL && !stop_signal() &&
 		    take_wire(&watch, failed || nrun == o.runs, &run) == -1)
 			status = EXIT_FAILURE;
-		if (is_nfs(&t) && !stop_signal())
-			take_client(&t, &client, &run);
+		if (is_nfs(j.t) && !stop_signal())
+			take_client(j.t, &client, &run);
 		if (nrun == 1) {
 			first[0] = run.phase[0].entries;
 			first[1] = run.phase[0].bytes;
@@ -788,7 +574,8 @@ cmd_tar(int argc, char **argv)
 			kept = 0;
 		}
 		run_end(&run);
-		if (status != EXIT_SUCCESS)
+		/* A NetBSD panic ends its run, not the job. */
+		if (status != EXIT_SUCCESS && !j.go_on)
 			break;
 	}
 	if (o.nfs_iface != NULL)
@@ -802,21 +589,23 @@ cmd_tar(int argc, char **argv)
 		return 128 + sig;
 	}
 	/* Nothing measured is nothing to keep: bad input leaves no file. */
-	if ((status != EXIT_SUCCESS && nrun == 1) || !kept) {
+	if ((status != EXIT_SUCCESS && nrun == 1 && !j.go_on) || !kept) {
 		job_end(&j, &run);
 		result_stream_close(&rs);
 		return status;
 	}
 	if (o.label == NULL) {
-		snprintf(label, sizeof(label), "%s %s", t.fstype, t.options);
+		snprintf(label, sizeof(label), "%s %s%s%s", j.t->fstype,
+		    j.t->options, *j.label ? " " : "", j.label);
 		o.label = label;
 	}
-	r.kind = o.command != NULL ? "command" : o.is_trace ? "trace" : "tar";
+	r.kind = j.wl->kind;
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
 	r.workload = workload_json(&o, &info, &winfo, first);
 	r.between = j.between;
 	r.figures = &rs.figures;
+	r.netbsd = j.netbsd;
 	/* The frame: the result but for its runs, which are in the stream. */
 	doc = result_json(&r);
 	/* The trace, like the result, is written after every measurement. */

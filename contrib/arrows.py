@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-FOLDERS = ["cmd", "vm", "replay", "traces", "analysis", "model"]
+FOLDERS = ["cmd", "job", "vm", "replay", "traces", "analysis", "model"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 PRIVATE = {os.path.join("vm", "vmconf.h")}
 

@@ -4,7 +4,10 @@
 # As root on Linux it makes a fresh ext4 on a loop device, so that no other
 # I/O shares the device, runs three extractions on it, and removes it after.
 # Otherwise it runs in a scratch directory, which shows times and whatever
-# the device behind it did (other work included).
+# the device behind it did (other work included). Then, where the NetBSD
+# bundle is (../shared/netbsd), the same archive into NetBSD's FFS in rump
+# kernels, plain and with its journal (`make rump` builds them first, once:
+# about two minutes), and their comparison.
 set -eu
 top=$1
 archive=$top/build/fixtures/emacs-like.tar.gz
@@ -43,3 +46,29 @@ echo
 "$ubc" -n 3 -o "$top/build/demo.json" "$archive" "$target"
 echo
 echo "demo: the result is in build/demo.json (ubcreplay report build/demo.json)"
+
+rc=0
+rump=$(sh "$top/contrib/rump.sh") || rc=$?
+if [ "$rc" -eq 3 ]; then
+	echo "demo: no NetBSD bundle: no NetBSD FFS (see README)"
+	exit 0
+fi
+[ "$rc" -eq 0 ] || { echo "demo: make rump failed" >&2; exit 1; }
+command -v makefs >/dev/null || { echo "demo: no makefs" >&2; exit 1; }
+mkdir "$scratch/empty"
+for m in plain log; do
+	makefs -t ffs -o version=2,bsize=16384,fsize=2048 -f 40000 -s 512m \
+	    "$scratch/$m.img" "$scratch/empty" >/dev/null
+	o=
+	[ $m = plain ] || o="-O $m"
+	echo
+	echo "demo: ubcreplay $o -n 3 $(basename "$archive") ffs:$m.img (NetBSD's FFS, $rump)"
+	echo
+	# shellcheck disable=SC2086
+	"$ubc" --rump "$rump" $o -n 3 -o "$top/build/demo-ffs-$m.json" "$archive" \
+	    "ffs:$scratch/$m.img"
+done
+echo
+"$ubc" compare "$top/build/demo-ffs-plain.json" "$top/build/demo-ffs-log.json" |
+    sed -n '1,/^write.mean_bytes /p'
+echo "demo: NetBSD's results are in build/demo-ffs-plain.json and build/demo-ffs-log.json"

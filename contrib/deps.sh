@@ -1,10 +1,12 @@
 #!/bin/sh
 # deps.sh - install what ubcreplay's build, tests or benchmarks need.
 #
-#   sh contrib/deps.sh build|test|bench|kbuild|all
+#   sh contrib/deps.sh build|test|bench|kbuild|rump|all
 #
 # kbuild is what building a kernel tree for `vm -k` needs (contrib/vm-kbuild.sh,
 # Debian's 6.1 source for the from-source tests); the tests take it too.
+# rump is what building NetBSD's FFS as rump kernel libraries needs (`make
+# rump`, contrib/rump.sh) and makefs for FFS images.
 #
 # On Debian it installs the missing packages with apt-get (as root); elsewhere
 # it prints the packages to install and fails, rather than guess.
@@ -17,14 +19,16 @@ test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util
       iproute2 procps busybox-static qemu-system-x86 jq file git slurm-wlm munge"
 kbuild="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache git"
 bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
+rump="gcc libc6-dev zlib1g-dev xz-utils patch ccache makefs"
 
 case "${1:-all}" in
 build) want=$build ;;
-test)  want="$build $test $kbuild" ;;
+test)  want="$build $test $kbuild $rump strace" ;;
 bench) want="$build $bench $kbuild" ;;
 kbuild) want="$build $kbuild" ;;
-all)   want="$build $test $bench $kbuild" ;;
-*)     echo "usage: deps.sh build|test|bench|kbuild|all" >&2; exit 2 ;;
+rump)  want=$rump ;;
+all)   want="$build $test $bench $kbuild $rump strace" ;;
+*)     echo "usage: deps.sh build|test|bench|kbuild|rump|all" >&2; exit 2 ;;
 esac
 
 if [ ! -f /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then

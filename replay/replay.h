@@ -92,6 +92,11 @@ struct replay_tar_job {
 
 /* replay_fn: extracts job->archive into job->rundir, securely. */
 void replay_tar_extract(void *job, struct replay_report *rep);
+/*
+ * The same inside the NetBSD rump kernel this process booted (rump.h),
+ * job->rundir a path in it: the same write() calls, in the same order.
+ */
+void replay_tar_extract_rump(void *job, struct replay_report *rep);
 
 /* replay_fn: syncs the filesystem that holds the path arg (syncfs). */
 void replay_sync(void *path, struct replay_report *rep);
@@ -142,6 +147,11 @@ struct replay_wtrace_job {
 	const char *rundir; /* exists, empty */
 	const struct replay_wtrace_info *info;
 	int timing; /* wait for each operation's recorded time */
+	/*
+	 * Done in the NetBSD rump kernel this process booted (rump.h), rundir
+	 * a path in it, rather than on the host.
+	 */
+	int netbsd;
 };
 
 /* replay_fn: makes what the command found in place and did not make. */
@@ -193,6 +203,13 @@ size_t replay_kill_left(char *first, size_t firstlen);
  * symbolic link (openat2 RESOLVE_BENEATH, or a walk that follows none).
  */
 int replay_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
+/*
+ * copy.c: src copied to dst, a new file (never one already there), with
+ * holes where src has holes or zeros; on failure dst is not left.
+ */
+int replay_copy_sparse(
+    const char *src, const char *dst, char *err, size_t errlen);
 
 /* Platform: sync one filesystem; sync and drop the page cache. */
 int replay_syncfs(const char *path, char *err, size_t errlen);

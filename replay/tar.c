@@ -22,6 +22,7 @@
 
 #include "../model/clock.h"
 #include "replay.h"
+#include "tar_impl.h"
 
 #define READ_BLOCK (64 * 1024)
 
@@ -114,14 +115,14 @@ progress(const struct replay_tar_job *job, struct archive *a,
 }
 
 static int
-fsync_path(const char *path, struct replay_report *rep)
+fsync_path(const char *path, char *err, size_t errlen)
 {
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
 	    fsync(fd) == -1) {
-		snprintf(rep->error, sizeof(rep->error),
-		    "cannot fsync '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot fsync '%s': %s", path,
+		    strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return -1;
@@ -207,24 +208,43 @@ printable(struct replay_report *rep)
 	memcpy(rep->error, out, o + 1);
 }
 
+/*
+ * A name as a message shows it: whole, or, past 400 bytes, its start and
+ * its length, so that what is said of it still fits after it.
+ */
+static void
+shown(const char *name, char *buf, size_t len)
+{
+	size_t n = name != NULL ? strlen(name) : 0;
+
+	if (name == NULL)
+		snprintf(buf, len, "?");
+	else if (n <= 400)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%.120s... (%zu bytes)", name, n);
+}
+
 /* "'name'", or "'name' (a hard link to 'target')": what the message names. */
 static void
 entry_name(struct archive_entry *e, char *buf, size_t len)
 {
-	const char *name = archive_entry_pathname(e);
 	const char *link = archive_entry_hardlink(e);
+	char name[420], target[420];
 
-	if (link != NULL)
-		snprintf(buf, len, "'%s' (a hard link to '%s')",
-		    name ? name : "?", link);
-	else
-		snprintf(buf, len, "'%s'", name ? name : "?");
+	shown(archive_entry_pathname(e), name, sizeof(name));
+	if (link != NULL) {
+		shown(link, target, sizeof(target));
+		snprintf(buf, len, "'%s' (a hard link to '%s')", name, target);
+	} else
+		snprintf(buf, len, "'%s'", name);
 }
 
 static int
-copy_data(const char *archive, struct archive *a, struct archive *w,
+copy_data(const char *archive, struct archive *a, const struct tar_sink *k,
     struct archive_entry *e, struct replay_report *rep)
 {
+	char why_not[640];
 	const void *buf;
 	size_t size;
 	la_int64_t off;
@@ -232,14 +252,11 @@ copy_data(const char *archive, struct archive *a, struct archive *w,
 
 	while (
 	    (r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
-		/*
-		 * A failed write() (ENOSPC, EIO, EROFS) is only ARCHIVE_WARN
-		 * here: anything but OK is data that did not reach the file.
-		 */
-		if (archive_write_data_block(w, buf, size, off) != ARCHIVE_OK) {
+		if (k->data(k->ctx, buf, size, off, why_not, sizeof(why_not)) ==
+		    -1) {
 			snprintf(rep->error, sizeof(rep->error),
 			    "cannot write '%s': %s", archive_entry_pathname(e),
-			    why(w));
+			    why_not);
 			return -1;
 		}
 		rep->app_ops++;
@@ -257,35 +274,22 @@ copy_data(const char *archive, struct archive *a, struct archive *w,
 }
 
 void
-replay_tar_extract(void *arg, struct replay_report *rep)
+replay_tar_into(const struct replay_tar_job *job, const struct tar_sink *k,
+    struct replay_report *rep)
 {
-	const struct replay_tar_job *job = arg;
-	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-	    ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-	    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
 	struct archive_entry *e;
-	struct archive *a, *w;
+	struct archive *a;
+	char why_not[640];
 	int64_t last = 0;
 	int r;
 
 	rep->failed = 1;
-	if (chdir(job->rundir) == -1) {
-		snprintf(rep->error, sizeof(rep->error),
-		    "cannot enter '%s': %s", job->rundir, strerror(errno));
-		return;
-	}
 	if ((a = open_reader(job->archive, rep->error, sizeof(rep->error))) ==
 	    NULL)
 		return;
-	/* As root, keep owners as tar does; otherwise they are ours. */
-	if (geteuid() == 0)
-		flags |= ARCHIVE_EXTRACT_OWNER;
-	w = archive_write_disk_new();
-	archive_write_disk_set_options(w, flags);
-	archive_write_disk_set_standard_lookup(w);
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	    r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e), *bad;
+		const char *bad;
 		char what[1024];
 
 		entry_name(e, what, sizeof(what));
@@ -295,24 +299,21 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 			    what, bad);
 			goto out;
 		}
-		if (archive_write_header(w, e) < ARCHIVE_WARN) {
+		if (k->header(k->ctx, e, why_not, sizeof(why_not)) == -1) {
 			snprintf(rep->error, sizeof(rep->error),
 			    "archive '%s': refused entry %s: %s", job->archive,
-			    what, why(w));
+			    what, why_not);
 			goto out;
 		}
 		if (archive_entry_size(e) > 0 &&
-		    copy_data(job->archive, a, w, e, rep) == -1)
+		    copy_data(job->archive, a, k, e, rep) == -1)
 			goto out;
-		if (archive_write_finish_entry(w) < ARCHIVE_WARN) {
+		if (k->finish(k->ctx, e, job->fsync == FSYNC_FILE, why_not,
+		        sizeof(why_not)) == -1) {
 			snprintf(rep->error, sizeof(rep->error),
-			    "cannot finish %s: %s", what, why(w));
+			    "cannot finish %s: %s", what, why_not);
 			goto out;
 		}
-		if (job->fsync == FSYNC_FILE &&
-		    archive_entry_filetype(e) == AE_IFREG &&
-		    fsync_path(name, rep) == -1)
-			goto out;
 		rep->entries++;
 		progress(job, a, rep, &last, 0);
 	}
@@ -322,10 +323,95 @@ replay_tar_extract(void *arg, struct replay_report *rep)
 		    job->archive, (unsigned long long)rep->entries, why(a));
 		goto out;
 	}
+	if (k->close(k->ctx, why_not, sizeof(why_not)) == -1) {
+		snprintf(rep->error, sizeof(rep->error), "archive '%s': %s",
+		    job->archive, why_not);
+		goto out;
+	}
 	rep->failed = 0;
 out:
 	printable(rep);
 	progress(job, a, rep, &last, 1);
-	archive_write_free(w);
 	archive_read_free(a);
+}
+
+/*
+ * The host's sink: libarchive's disk writer with the secure flags. Each
+ * data block is one write() (we do not ask for sparse handling), so the
+ * sizes handed to archive_write_data_block are the application layer's
+ * write sizes.
+ */
+static int
+disk_header(void *ctx, struct archive_entry *e, char *err, size_t errlen)
+{
+	if (archive_write_header(ctx, e) < ARCHIVE_WARN) {
+		snprintf(err, errlen, "%s", why(ctx));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+disk_data(void *ctx, const void *buf, size_t size, int64_t off, char *err,
+    size_t errlen)
+{
+	/*
+	 * A failed write() (ENOSPC, EIO, EROFS) is only ARCHIVE_WARN here:
+	 * anything but OK is data that did not reach the file.
+	 */
+	if (archive_write_data_block(ctx, buf, size, off) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s", why(ctx));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+disk_finish(
+    void *ctx, struct archive_entry *e, int sync, char *err, size_t errlen)
+{
+	if (archive_write_finish_entry(ctx) < ARCHIVE_WARN) {
+		snprintf(err, errlen, "%s", why(ctx));
+		return -1;
+	}
+	if (sync && archive_entry_filetype(e) == AE_IFREG)
+		return fsync_path(archive_entry_pathname(e), err, errlen);
+	return 0;
+}
+
+static int
+disk_close(void *ctx, char *err, size_t errlen)
+{
+	(void)ctx, (void)err, (void)errlen;
+	return 0;
+}
+
+void
+replay_tar_extract(void *arg, struct replay_report *rep)
+{
+	const struct replay_tar_job *job = arg;
+	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+	    ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+	    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+	struct tar_sink k = {.header = disk_header,
+	    .data = disk_data,
+	    .finish = disk_finish,
+	    .close = disk_close};
+	struct archive *w;
+
+	if (chdir(job->rundir) == -1) {
+		rep->failed = 1;
+		snprintf(rep->error, sizeof(rep->error),
+		    "cannot enter '%s': %s", job->rundir, strerror(errno));
+		return;
+	}
+	/* As root, keep owners as tar does; otherwise they are ours. */
+	if (geteuid() == 0)
+		flags |= ARCHIVE_EXTRACT_OWNER;
+	w = archive_write_disk_new();
+	archive_write_disk_set_options(w, flags);
+	archive_write_disk_set_standard_lookup(w);
+	k.ctx = w;
+	replay_tar_into(job, &k, rep);
+	archive_write_free(w);
 }

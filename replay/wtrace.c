@@ -38,10 +38,17 @@
 #include "../model/clock.h"
 #include "../model/wtrace.h"
 #include "replay.h"
+#include "wfs_impl.h"
 #include "wtrace_order.h"
 
 /* A read buffer bigger than this is not needed: reads ask less. */
 #define MAX_BUF (16u << 20)
+
+/*
+ * The system calls the operations go through: the host's, or a NetBSD
+ * rump kernel's (job->netbsd); set when a set-up or a replay begins.
+ */
+static const struct wfs *fs = &wfs_host;
 
 /* A set of paths, for the set-up's question "made by the trace yet?". */
 struct pathset {
@@ -192,24 +199,24 @@ parent_of(int root, const char *path, const char **base, int make)
 
 	if (slash == NULL) {
 		*base = path;
-		return dup(root);
+		return fs->dup(root);
 	}
 	*base = slash + 1;
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
-	fd = replay_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+	fd = fs->open_beneath(root, dir, WT_O_READ | WT_O_DIRECTORY, 0);
 	if (fd == -1 && errno == ENOENT && make) {
 		const char *b;
 		int p = parent_of(root, dir, &b, 1);
 
 		if (p == -1)
 			return -1;
-		if (mkdirat(p, b, 0755) == -1 && errno != EEXIST) {
-			close(p);
+		if (fs->mkdirat(p, b, 0755) == -1 && errno != EEXIST) {
+			fs->close(p);
 			return -1;
 		}
-		close(p);
-		fd = replay_open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
+		fs->close(p);
+		fd = fs->open_beneath(root, dir, WT_O_READ | WT_O_DIRECTORY, 0);
 	}
 	return fd;
 }
@@ -345,6 +352,7 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 	int root = -1;
 
 	rep->failed = 1;
+	fs = job->netbsd ? &wfs_rump : &wfs_host;
 	if (wtrace_load(job->trace, &t, rep->error, sizeof(rep->error)) == -1)
 		return;
 	if ((ps.b = calloc(ps.nb, sizeof(*ps.b))) == NULL ||
@@ -365,8 +373,7 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 	}
 	if (scan(&t, &ps, &h, rep->error, sizeof(rep->error)) == -1)
 		goto out;
-	if ((root = open(job->rundir,
-	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((root = fs->open_root(job->rundir)) == -1) {
 		snprintf(rep->error, sizeof(rep->error),
 		    "cannot open run directory '%s': %s", job->rundir,
 		    strerror(errno));
@@ -382,18 +389,17 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 			if ((p = parent_of(root, e->path, &base, 1)) == -1)
 				goto sys;
 			if (e->kind) {
-				if (mkdirat(p, base, 0755) == -1 &&
+				if (fs->mkdirat(p, base, 0755) == -1 &&
 				    errno != EEXIST) {
-					close(p);
+					fs->close(p);
 					goto sys;
 				}
-				close(p);
+				fs->close(p);
 				rep->entries++;
 				continue;
 			}
-			fd = openat(p, base,
-			    O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-			close(p);
+			fd = fs->create_at(p, base, 0644);
+			fs->close(p);
 			if (fd == -1)
 				goto sys;
 			for (uint64_t off = 0; off < e->size;) {
@@ -402,15 +408,15 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 				    : (size_t)(1 << 20);
 
 				fill(buf, n, off ^ hash(e->path));
-				if (pwrite(fd, buf, n, (off_t)off) !=
+				if (fs->pwrite(fd, buf, n, (int64_t)off) !=
 				    (ssize_t)n) {
-					close(fd);
+					fs->close(fd);
 					goto sys;
 				}
 				off += n;
 				rep->bytes += n;
 			}
-			close(fd);
+			fs->close(fd);
 			rep->entries++;
 			continue;
 		sys:
@@ -423,31 +429,11 @@ replay_wtrace_setup(void *arg, struct replay_report *rep)
 	rep->failed = 0;
 out:
 	if (root != -1)
-		close(root);
+		fs->close(root);
 	free(h);
 	free(buf);
 	ps_free(&ps);
 	wtrace_free(&t);
-}
-
-static int
-open_flags(uint64_t w)
-{
-	int f = (w & WT_O_READ) && (w & WT_O_WRITE) ? O_RDWR
-	    : (w & WT_O_WRITE)                      ? O_WRONLY
-	                                            : O_RDONLY;
-
-	f |= (w & WT_O_CREAT) ? O_CREAT : 0;
-	f |= (w & WT_O_EXCL) ? O_EXCL : 0;
-	f |= (w & WT_O_TRUNC) ? O_TRUNC : 0;
-	f |= (w & WT_O_APPEND) ? O_APPEND : 0;
-#ifdef O_DIRECT
-	f |= (w & WT_O_DIRECT) ? O_DIRECT : 0;
-#endif
-	f |= (w & WT_O_SYNC) ? O_SYNC : 0;
-	f |= (w & WT_O_DSYNC) ? O_DSYNC : 0;
-	f |= (w & WT_O_DIRECTORY) ? O_DIRECTORY : 0;
-	return f;
 }
 
 /* A path operation at the record's path(s), through their parents. */
@@ -461,30 +447,30 @@ path_op(int root, const struct wtrace_rec *r)
 		return -1;
 	switch (r->op) {
 	case WT_MKDIR:
-		rv = mkdirat(p1, b1, 0755);
+		rv = fs->mkdirat(p1, b1, 0755);
 		break;
 	case WT_RMDIR:
-		rv = unlinkat(p1, b1, AT_REMOVEDIR);
+		rv = fs->unlinkat(p1, b1, 1);
 		break;
 	case WT_UNLINK:
-		rv = unlinkat(p1, b1, 0);
+		rv = fs->unlinkat(p1, b1, 0);
 		break;
 	case WT_SYMLINK:
-		rv = symlinkat(r->path2, p1, b1);
+		rv = fs->symlinkat(r->path2, p1, b1);
 		break;
 	case WT_TRUNCATE:
-		if ((fd = replay_open_beneath(root, r->path, O_WRONLY, 0)) !=
+		if ((fd = fs->open_beneath(root, r->path, WT_O_WRITE, 0)) !=
 		    -1) {
-			rv = ftruncate(fd, (off_t)r->off);
-			close(fd);
+			rv = fs->ftruncate(fd, (int64_t)r->off);
+			fs->close(fd);
 		}
 		break;
 	case WT_RENAME:
 	case WT_LINK:
 		if ((p2 = parent_of(root, r->path2, &b2, 0)) == -1)
 			break;
-		rv = r->op == WT_RENAME ? renameat(p1, b1, p2, b2)
-		                        : linkat(p1, b1, p2, b2, 0);
+		rv = r->op == WT_RENAME ? fs->renameat(p1, b1, p2, b2)
+		                        : fs->linkat(p1, b1, p2, b2);
 		break;
 	default:
 		break;
@@ -492,13 +478,13 @@ path_op(int root, const struct wtrace_rec *r)
 	if (p2 != -1) {
 		int e = errno;
 
-		close(p2);
+		fs->close(p2);
 		errno = e;
 	}
 	{
 		int e = errno;
 
-		close(p1);
+		fs->close(p1);
 		errno = e;
 	}
 	return rv;
@@ -518,29 +504,21 @@ count_write(struct replay_report *rep, int64_t rv)
 
 /*
  * A setattr: the values were not recorded, only what changed; setting the
- * mode the file has, no owner (-1, -1) and the time now dirties the inode
- * as the command's call did. A path is opened beneath the run directory.
+ * mode the file has, no owner and the time now dirties the inode as the
+ * command's call did. A path is opened beneath the run directory.
  */
 static int
 setattr(int root, int fd, const struct wtrace_rec *r)
 {
-	struct stat st;
-	int own = fd == -1, rv = 0;
+	int own = fd == -1, rv;
 
-	if (own && (fd = replay_open_beneath(root, r->path, O_RDONLY, 0)) == -1)
+	if (own && (fd = fs->open_beneath(root, r->path, WT_O_READ, 0)) == -1)
 		return -1;
-	if ((r->flags & WT_ATTR_MODE) &&
-	    (fstat(fd, &st) == -1 || fchmod(fd, st.st_mode & 07777) == -1))
-		rv = -1;
-	if ((r->flags & WT_ATTR_OWNER) &&
-	    fchown(fd, (uid_t)-1, (gid_t)-1) == -1)
-		rv = -1;
-	if ((r->flags & WT_ATTR_TIMES) && futimens(fd, NULL) == -1)
-		rv = -1;
+	rv = fs->setattr(fd, r->flags);
 	if (own) {
 		int e = errno;
 
-		close(fd);
+		fs->close(fd);
 		errno = e;
 	}
 	return rv;
@@ -563,62 +541,57 @@ one(int root, int *fds, unsigned char *buf, size_t buflen, uint64_t nrec,
 		n = buflen;
 	switch (r->op) {
 	case WT_OPEN:
-		rv = replay_open_beneath(
-		    root, r->path, open_flags(r->flags), 0644);
+		rv = fs->open_beneath(root, r->path, r->flags, 0644);
 		if (r->h != 0)
 			fds[r->h] = (int)rv;
 		else if (rv >= 0)
-			close((int)rv);
+			fs->close((int)rv);
 		break;
 	case WT_CLOSE:
-		rv = close(fd);
+		rv = fs->close(fd);
 		fds[r->h] = -1;
 		break;
 	case WT_READ: {
 		size_t ask = r->asked < buflen ? (size_t)r->asked : buflen;
 
-		rv = pread(fd, buf, ask, (off_t)r->off);
+		rv = fs->pread(fd, buf, ask, (int64_t)r->off);
 		break;
 	}
 	case WT_WRITE:
 		fill(buf, (size_t)n, nrec);
 		rv = (r->flags & WT_APPEND)
-		    ? write(fd, buf, (size_t)n)
-		    : pwrite(fd, buf, (size_t)n, (off_t)r->off);
+		    ? fs->write(fd, buf, (size_t)n)
+		    : fs->pwrite(fd, buf, (size_t)n, (int64_t)r->off);
 		count_write(rep, rv);
 		break;
-	case WT_COPY_RANGE: {
-		loff_t oi = (loff_t)r->off, oo = (loff_t)r->off2;
-
-		rv = copy_file_range(fd, &oi, fd2, &oo, (size_t)n, 0);
+	case WT_COPY_RANGE:
+		rv = fs->copy_range(
+		    fd, (int64_t)r->off, fd2, (int64_t)r->off2, (size_t)n);
 		count_write(rep, rv);
 		break;
-	}
 	case WT_FSYNC:
-		rv = fsync(fd);
+		rv = fs->fsync(fd);
 		break;
 	case WT_FDATASYNC:
-		rv = fdatasync(fd);
+		rv = fs->fdatasync(fd);
 		break;
 	case WT_SYNC_FILE_RANGE:
-		rv = sync_file_range(fd, (off_t)r->off, (off_t)r->asked,
-		    (unsigned)r->flags &
-		        (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-		            SYNC_FILE_RANGE_WAIT_AFTER));
+		rv = fs->sync_range(
+		    fd, (int64_t)r->off, (int64_t)r->asked, (unsigned)r->flags);
 		break;
 	case WT_FALLOCATE:
-		rv = fallocate(
-		    fd, (int)(r->flags & 0x7f), (off_t)r->off, (off_t)r->asked);
+		rv = fs->fallocate(fd, (int)(r->flags & 0x7f), (int64_t)r->off,
+		    (int64_t)r->asked);
 		break;
 	case WT_FTRUNCATE:
-		rv = ftruncate(fd, (off_t)r->off);
+		rv = fs->ftruncate(fd, (int64_t)r->off);
 		break;
 	case WT_SYNCFS:
-		rv = syncfs(fd);
+		rv = fs->syncfs(fd);
 		break;
 	case WT_SYNC:
 		/* Only the filesystem under test: sync(2) would be all. */
-		rv = syncfs(root);
+		rv = fs->syncfs(root);
 		break;
 	case WT_MMAP:
 		/* The stores were not seen; nothing to do them with. */
@@ -886,6 +859,7 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 	struct wtrace t;
 
 	rep->failed = 1;
+	fs = job->netbsd ? &wfs_rump : &wfs_host;
 	if (wtrace_load(job->trace, &t, rep->error, sizeof(rep->error)) == -1)
 		return;
 	if (wtrace_order_make(&t, &o, rep->error, sizeof(rep->error)) == -1) {
@@ -902,8 +876,7 @@ replay_wtrace_run(void *arg, struct replay_report *rep)
 	}
 	for (uint64_t i = 0; i <= o.nhandles; i++)
 		s.fds[i] = -1;
-	if ((s.root = open(job->rundir,
-	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((s.root = fs->open_root(job->rundir)) == -1) {
 		snprintf(rep->error, sizeof(rep->error),
 		    "cannot open run directory '%s': %s", job->rundir,
 		    strerror(errno));
@@ -929,9 +902,9 @@ out:
 	if (s.fds != NULL)
 		for (uint64_t i = 0; i <= o.nhandles; i++)
 			if (s.fds[i] != -1)
-				close(s.fds[i]);
+				fs->close(s.fds[i]);
 	if (s.root != -1)
-		close(s.root);
+		fs->close(s.root);
 	free(w);
 	free(s.done);
 	free(s.fds);

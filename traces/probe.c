@@ -66,7 +66,7 @@ const struct probe_ops probe_none_ops = {
 
 static struct probe *
 try_open(const struct probe_ops *ops, const struct target *t,
-    int64_t interval_ns, char *err, size_t errlen)
+    int64_t interval_ns, void *arg, char *err, size_t errlen)
 {
 	struct probe *p;
 
@@ -77,6 +77,7 @@ try_open(const struct probe_ops *ops, const struct target *t,
 	p->ops = ops;
 	p->target = t;
 	p->interval_ns = interval_ns;
+	p->priv = arg;
 	if (ops->open(p, err, errlen) == -1) {
 		free(p);
 		return NULL;
@@ -88,27 +89,36 @@ struct probe *
 probe_open(const char *want, const struct target *t, int64_t interval_ns,
     char *err, size_t errlen)
 {
+	return probe_open_from(probe_table, "on this system", want, t,
+	    interval_ns, NULL, err, errlen);
+}
+
+struct probe *
+probe_open_from(const struct probe_ops *const *table, const char *where,
+    const char *want, const struct target *t, int64_t interval_ns, void *arg,
+    char *err, size_t errlen)
+{
 	char why[256] = "";
 	struct probe *p;
 	int any = strcmp(want, "auto") == 0;
 
 	if (t->ndev == 0 || strcmp(want, "none") == 0) {
-		if ((p = try_open(
-		         &probe_none_ops, t, interval_ns, err, errlen)) != NULL)
+		if ((p = try_open(&probe_none_ops, t, interval_ns, NULL, err,
+		         errlen)) != NULL)
 			snprintf(p->why, sizeof(p->why), "%s",
 			    t->ndev == 0 ? t->nodev_reason : "asked for none");
 		return p;
 	}
-	for (size_t i = 0; probe_table[i] != NULL; i++) {
-		const struct probe_ops *ops = probe_table[i];
+	for (size_t i = 0; table[i] != NULL; i++) {
+		const struct probe_ops *ops = table[i];
 		const char *res = probe_resolution_name(ops->resolution);
 		char oerr[256];
 
 		if (!any && strcmp(want, res) != 0 &&
 		    strcmp(want, ops->name) != 0)
 			continue;
-		if ((p = try_open(ops, t, interval_ns, oerr, sizeof(oerr))) !=
-		    NULL) {
+		if ((p = try_open(ops, t, interval_ns, arg, oerr,
+		         sizeof(oerr))) != NULL) {
 			char note[sizeof(p->why)];
 
 			/* What the probe said while opening comes last. */
@@ -131,8 +141,8 @@ probe_open(const char *want, const struct target *t, int64_t interval_ns,
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
 		    "%s%s unavailable: %s", *why ? "; " : "", ops->name, oerr);
 	}
-	snprintf(err, errlen, "no %s probe on this system%s%s",
-	    any ? "usable" : want, *why ? ": " : "", why);
+	snprintf(err, errlen, "no %s probe %s%s%s", any ? "usable" : want,
+	    where, *why ? ": " : "", why);
 	return NULL;
 }
 

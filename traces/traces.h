@@ -152,6 +152,15 @@ struct probe {
 struct probe *probe_open(const char *want, const struct target *t,
     int64_t interval_ns, char *err, size_t errlen);
 
+/*
+ * The same from a table of probes (ending with NULL), most exact first;
+ * where says where they are ("on this system") in the error. Each probe's
+ * open finds arg in p->priv (and replaces it with its own state).
+ */
+struct probe *probe_open_from(const struct probe_ops *const *table,
+    const char *where, const char *want, const struct target *t,
+    int64_t interval_ns, void *arg, char *err, size_t errlen);
+
 /* Records one interval sample; cheap, called from the sampling loop. */
 int probe_tick(struct probe *p, char *err, size_t errlen);
 
@@ -213,6 +222,20 @@ int tracefile_is(const char *path, char *err, size_t errlen);
 void tracefile_free(struct tracefile *tf);
 
 /*
+ * The probes of an FFS image in a NetBSD rump kernel (probe_rump.c),
+ * which read what the kernel shares (model/rumpshm.h): "exact" takes every
+ * transfer the kernel sent the image (its rumpuser_bio hypercall), with
+ * the kernel's own hw.iostats counters beside it as the Linux exact probe
+ * has diskstats; "interval" samples hw.iostats every interval, as NetBSD's
+ * iostat(8) does. The target's one device is PROBE_NETBSD_DEV.
+ */
+#define PROBE_NETBSD_DEV   "rumpblk0"
+#define PROBE_NETBSD_MAJOR 197 /* rumpblk's major in the rump kernel */
+struct rumpshm;
+struct probe *probe_open_netbsd(const char *want, const struct target *t,
+    struct rumpshm *shm, int64_t interval_ns, char *err, size_t errlen);
+
+/*
  * The probes this platform builds, most exact first, ending with NULL
  * (probes_linux.c, probes_other.c). The none probe is always there besides.
  */
@@ -229,6 +252,15 @@ extern const struct probe_ops probe_none_ops;
  */
 int diskstats_parse(
     const char *line, struct devstats *out, char *err, size_t errlen);
+
+/*
+ * iostat_netbsd_parse: the raw bytes of NetBSD's sysctl hw.iostats (an
+ * array of struct io_sysctl) into the cumulative counters of the disk
+ * named name (NULL: the one disk listed; -1 when there are several):
+ * transfers and bytes per direction, and the time busy.
+ */
+int iostat_netbsd_parse(const void *buf, size_t len, const char *name,
+    struct devstats *out, char *err, size_t errlen);
 
 /*
  * mountinfo_find: in the text of a mountinfo file, the mount of device

@@ -1,0 +1,164 @@
+/*
+ * job.h - what the job module promises: the main job's runs, on a target
+ * and with a workload that are each a row of operations, so that a new kind
+ * of either is a new row and never a branch in every step of a run.
+ *
+ * A target is where the runs happen and what the probe watches: a host
+ * directory and the block devices behind it (target_dir.c), or an FFS image
+ * mounted in a NetBSD rump kernel that lives in a child of its own for
+ * each run (target_ffs.c). A workload is what a run does there: an
+ * archive extracted, a recorded trace replayed, a command run
+ * (workload.c). A run is the workload's set-up (not measured), then its
+ * phase, a sync and a removal, each measured between two probe marks.
+ *
+ *	struct job j;
+ *	job_init(&j, &target_dir_ops, workload, &opts, &target, probe, ...);
+ *	if (j.tops->open(&j, err, sizeof(err)) == -1) ...	before any run
+ *	for (i = 1; i <= runs; i++)
+ *		if (job_run(&j, i, &run) == -1) ...	run.error says why
+ *	j.tops->close(&j);
+ *
+ * Nothing here prints, but the "kept in" line of --keep; the front end
+ * says what failed.
+ */
+#ifndef UBC_JOB_H
+#define UBC_JOB_H
+
+#include <limits.h>
+
+#include "../analysis/analysis.h"
+#include "../replay/replay.h"
+#include "../traces/traces.h"
+
+/* The kinds of filesystem interface a workload is written against. */
+enum job_fs { JOB_HOST, JOB_NETBSD, JOB_NFS_KINDS };
+
+struct job;
+
+/* A kind of workload. */
+struct job_workload {
+	const char *kind;  /* the result's kind: "tar", "trace", "command" */
+	const char *phase; /* its measured phase: "extract", "replay", ... */
+	/*
+	 * What is made before the run's first mark, then synced, or NULL; and
+	 * the work, for each kind of target (NULL: it cannot run there). Each
+	 * takes the job (struct job *) as its argument.
+	 */
+	replay_fn setup[JOB_NFS_KINDS];
+	replay_fn work[JOB_NFS_KINDS];
+};
+
+extern const struct job_workload job_tar, job_trace, job_command;
+
+/* A kind of target. */
+struct job_target_ops {
+	const char *kind; /* "dir", "ffs" */
+	enum job_fs fs;   /* which of a workload's functions it runs */
+	/*
+	 * Before the first run: the target resolved into j->tgt (what it is,
+	 * its devices) and kept open, its probe opened into j->probe.
+	 */
+	int (*open)(struct job *j, char *err, size_t errlen);
+	/*
+	 * Before a run's first mark: what must hold (the target still
+	 * there, nothing earlier left to write), and a fresh, empty run
+	 * directory, named in j->rundir.
+	 */
+	int (*begin)(struct job *j, char *err, size_t errlen);
+	/*
+	 * Runs fn(arg) as a phase (in a child of its own, or in the target's
+	 * kernel), the probe ticking meanwhile when tick is set. -1 when it
+	 * could not be run, or the job was asked to stop.
+	 */
+	int (*phase)(struct job *j, replay_fn fn, void *arg, int tick,
+	    struct replay_outcome *out, char *err, size_t errlen);
+	/* The sync and remove phases' work (arg: the job). */
+	replay_fn sync, remove;
+	/* After the work: why the run directory is not as it was, or 0. */
+	int (*check)(struct job *j, char *err, size_t errlen);
+	/*
+	 * The run is over: the run directory no longer held, and removed when
+	 * done is 0 (the run broke off) and --keep is not asked, with a line
+	 * in j->warning when it could not be; whatever the target holds for a
+	 * run let go.
+	 */
+	void (*end)(struct job *j, int done);
+	void (*close)(struct job *j);
+};
+
+extern const struct job_target_ops job_target_dir, job_target_ffs;
+
+/* What the job is asked to do. */
+struct job_opts {
+	const char *dir;     /* the target as given */
+	const char *archive; /* the archive or trace, absolute; NULL */
+	char *const *command;
+	enum replay_fsync fsync;
+	int drop_caches;
+	int keep;
+	int timing;
+	int progress; /* draw the extraction's progress line */
+	int64_t interval_ns;
+	const char *probe; /* "auto", "exact", "interval", "none" */
+	size_t nwatch;     /* --watch-dev */
+	const char *const *watch;
+	const struct replay_archive_info *info;
+	const struct replay_wtrace_info *winfo;
+	/* An FFS target: the image, its NetBSD mount options, the build. */
+	const char *image;
+	const char *mount_opts;
+	const char *rump_dir;
+};
+
+struct job {
+	const struct job_target_ops *tops;
+	const struct job_workload *wl;
+	const struct job_opts *o;
+	struct target tgt;
+	const struct target *t; /* &tgt, once open */
+	struct probe *probe;
+	int run;               /* the run going on, from 1 */
+	char rundir[PATH_MAX]; /* as the workload names it */
+	/* The workloads' own jobs, filled before each run begins. */
+	struct replay_tar_job tar;
+	struct replay_wtrace_job wtrace;
+	struct replay_command_job command;
+	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
+	/* After a run: what the front end should say of it, or "". */
+	char warning[1024];
+	int kept; /* its run directory was kept (--keep), at j->where */
+	/*
+	 * The run failed in the target's own kernel (a NetBSD panic): the
+	 * next run, in a fresh kernel, may go on.
+	 */
+	int go_on;
+	/* What the target adds to the result (the NetBSD build), or NULL. */
+	json_t *netbsd;
+	/* What the default label adds: the kernel's tree and commit, or "". */
+	char label[256];
+	char where[PATH_MAX + 64]; /* the run directory, for people */
+	void *tpriv;               /* the target's own */
+};
+
+/*
+ * Whether the workload can run on the target: NULL, or why not (a command
+ * cannot run inside a NetBSD kernel).
+ */
+const char *job_unsupported(
+    const struct job_workload *wl, const struct job_target_ops *tops);
+
+/*
+ * One run: fills run's phases and status; -1 when it failed or was
+ * stopped (run->error says why), 0 when it is ok.
+ */
+int job_run(struct job *j, int idx, struct run_result *run);
+
+/*
+ * A phase's outcome into p: its times, rusage and the workload's report,
+ * then the probe's mark (what the devices did since the previous one).
+ */
+int job_phase_result(struct probe *probe, const char *name,
+    const struct replay_outcome *out, struct phase_result *p, char *err,
+    size_t errlen);
+
+#endif

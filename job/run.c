@@ -1,0 +1,201 @@
+/*
+ * run.c - one run of the main job: the target's fresh run directory, the
+ * workload's set-up, then its phase, a sync (--fsync end) and a removal
+ * (unless --keep), each measured between two marks of the probe. The marks
+ * chain from the probe's opening to the end of the last run, so the runs
+ * and what lay between them (kept in j->between) add up to everything the
+ * devices did while the tool watched.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../model/stop.h"
+#include "job.h"
+
+static int64_t
+tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+}
+
+int
+job_phase_result(struct probe *probe, const char *name,
+    const struct replay_outcome *out, struct phase_result *p, char *err,
+    size_t errlen)
+{
+	const struct rusage *ru = &out->ru;
+
+	p->name = name;
+	p->failed = out->report.failed;
+	snprintf(p->error, sizeof(p->error), "%s", out->report.error);
+	p->elapsed_ns = out->elapsed_ns;
+	p->user_ns = tv_ns(&ru->ru_utime);
+	p->sys_ns = tv_ns(&ru->ru_stime);
+	p->maxrss_kib = ru->ru_maxrss;
+	p->inblock = (uint64_t)ru->ru_inblock;
+	p->oublock = (uint64_t)ru->ru_oublock;
+	p->majflt = (uint64_t)ru->ru_majflt;
+	p->minflt = (uint64_t)ru->ru_minflt;
+	p->nswap = (uint64_t)ru->ru_nswap;
+	p->nvcsw = (uint64_t)ru->ru_nvcsw;
+	p->nivcsw = (uint64_t)ru->ru_nivcsw;
+	p->entries = out->report.entries;
+	p->bytes = out->report.bytes;
+	p->app_ops = out->report.app_ops;
+	p->app_bytes = out->report.app_bytes;
+	p->app_size = out->report.app_size;
+	p->app_unseen = out->report.app_unseen;
+	if (result_phase_devices(p, probe->target->ndev) == -1) {
+		snprintf(err, errlen, "cannot allocate the %s phase's devices",
+		    name);
+		return -1;
+	}
+	return probe_mark(probe, p->dev, err, errlen);
+}
+
+const char *
+job_unsupported(
+    const struct job_workload *wl, const struct job_target_ops *tops)
+{
+	static char why[128];
+
+	if (wl->work[tops->fs] != NULL)
+		return NULL;
+	snprintf(why, sizeof(why), "a %s workload cannot run on a%s target",
+	    wl->kind, tops->fs == JOB_NETBSD ? " NetBSD FFS" : "n ordinary");
+	return why;
+}
+
+/* A measured phase: the probe's trace names it, the mark ends it. */
+static int
+phase(struct job *j, const char *name, replay_fn fn, struct phase_result *p,
+    char *err, size_t errlen)
+{
+	struct replay_outcome out;
+	char label[64];
+
+	snprintf(label, sizeof(label), "run %d %s", j->run, name);
+	probe_label(j->probe, label);
+	/* A phase that could not be run is in its run as failed, and why. */
+	if (j->tops->phase(j, fn, j, 1, &out, err, errlen) == -1) {
+		p->name = name;
+		p->failed = 1;
+		snprintf(p->error, sizeof(p->error), "%s", err);
+		return -1;
+	}
+	return job_phase_result(j->probe, name, &out, p, err, errlen);
+}
+
+/*
+ * The workload's set-up: what the recorded command found in place, made
+ * and synced before the run's first mark, so that none of it is counted.
+ */
+static int
+setup(struct job *j, char *err, size_t errlen)
+{
+	replay_fn fn = j->wl->setup[j->tops->fs];
+	struct replay_outcome out;
+
+	if (fn == NULL)
+		return 0;
+	if (j->tops->phase(j, fn, j, 0, &out, err, errlen) == -1)
+		return -1;
+	if (!out.report.failed &&
+	    j->tops->phase(j, j->tops->sync, j, 0, &out, err, errlen) == -1)
+		return -1;
+	if (out.report.failed) {
+		snprintf(err, errlen, "%s", out.report.error);
+		return -1;
+	}
+	return 0;
+}
+
+/* The workloads' jobs, for this run. */
+static void
+fill(struct job *j, int idx)
+{
+	const struct job_opts *o = j->o;
+
+	j->tar = (struct replay_tar_job){.archive = o->archive,
+	    .rundir = j->rundir,
+	    .fsync = o->fsync,
+	    .info = o->info,
+	    .progress = o->progress,
+	    .run = idx};
+	j->wtrace = (struct replay_wtrace_job){.trace = o->archive,
+	    .rundir = j->rundir,
+	    .info = o->winfo,
+	    .timing = o->timing};
+	j->command = (struct replay_command_job){
+	    .argv = o->command, .rundir = j->rundir};
+}
+
+int
+job_run(struct job *j, int idx, struct run_result *run)
+{
+	char err[768];
+	const char *what;
+	struct devstats before[DEVSTATS_MAXDEV];
+	struct phase_result *p;
+
+	run->status = "failed";
+	j->run = idx;
+	j->warning[0] = '\0';
+	j->kept = 0;
+	j->go_on = 0;
+	/* Filled first: a target's begin may fork what runs them. */
+	fill(j, idx);
+	if (j->tops->begin(j, err, sizeof(err)) == -1)
+		goto broken;
+	if (setup(j, err, sizeof(err)) == -1)
+		goto cleanup;
+	probe_label(j->probe, "between");
+	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
+		goto cleanup;
+	for (size_t i = 0; i < j->t->ndev; i++)
+		devstats_add(&j->between[i], &before[i]);
+
+	p = &run->phase[run->nphase++];
+	if (phase(j, j->wl->phase, j->wl->work[j->tops->fs], p, err,
+	        sizeof(err)) == -1)
+		goto cleanup;
+	what = p->failed ? p->error : NULL;
+	/* Someone else's doing explains the workload's failure best. */
+	if (j->tops->check(j, err, sizeof(err)) == -1)
+		what = err;
+	if (what == NULL && j->o->fsync == FSYNC_END) {
+		p = &run->phase[run->nphase++];
+		if (phase(j, "sync", j->tops->sync, p, err, sizeof(err)) == -1)
+			goto cleanup;
+		what = p->failed ? p->error : NULL;
+	}
+	if (j->o->keep) {
+		j->kept = 1;
+	} else {
+		p = &run->phase[run->nphase++];
+		if (phase(j, "remove", j->tops->remove, p, err, sizeof(err)) ==
+		    -1)
+			goto cleanup;
+		if (p->failed)
+			snprintf(j->warning, sizeof(j->warning),
+			    "run directory '%s' left behind: %s", j->rundir,
+			    p->error);
+		if (what == NULL && p->failed)
+			what = p->error;
+	}
+	j->tops->end(j, 1);
+	if (what != NULL) {
+		snprintf(run->error, sizeof(run->error), "%s", what);
+		return -1;
+	}
+	run->status = "ok";
+	return 0;
+
+cleanup:
+	j->tops->end(j, 0);
+broken:
+	if (stop_signal())
+		run->status = "interrupted";
+	snprintf(run->error, sizeof(run->error), "%s", err);
+	return -1;
+}
