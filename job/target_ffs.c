@@ -177,8 +177,7 @@ serve(struct ffs *f, const char *rundir, int64_t interval_ns)
 			    rundir + strlen(MNT) + 1, f->user, strerror(errno));
 		else
 			a.rep.failed = 0;
-		/* The mount's transfers are in the counters the run starts
-		 * from. */
+		/* The counters the run starts from hold the mount's. */
 		rumpk_sample();
 	}
 	if (full_write(f->answer, &a, sizeof(a), 0) == -1 || a.rep.failed)
