@@ -3,8 +3,8 @@
  *
  * Each result is first reduced to one value per successful run for every
  * metric, because runs, not requests, are the independent repetitions: the
- * rank test and the bootstrap work on those values. Histograms are summed
- * over the runs and tested apart (chi-square, EMD).
+ * rank test and the change's interval work on those values. Histograms are
+ * summed over the runs and tested apart (chi-square, EMD).
  */
 #include <errno.h>
 #include <math.h>
@@ -505,10 +505,29 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	return 0;
 }
 
+/* The successful runs of one boot, added to r. */
+static int
+reduce_runs(
+    struct cmp_result *r, json_t *runs, const char *fsdevs, int fs_count)
+{
+	json_t *run;
+	size_t i;
+
+	r->runs += json_array_size(runs);
+	json_array_foreach (runs, i, run) {
+		if (strcmp(str_at(run, "status"), "ok") != 0)
+			continue;
+		r->runs_ok++;
+		if (reduce_run(r, run, fsdevs, fs_count) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 struct cmp_result *
 cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 {
-	json_t *schema, *tool, *runs, *run, *wl, *t;
+	json_t *schema, *tool, *runs, *boot, *wl, *t;
 	char fsdevs[512], target[1024];
 	struct cmp_result *r;
 	const char *label;
@@ -577,13 +596,25 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	    r->kernel_release == NULL)
 		goto nomem;
 
-	r->runs = json_array_size(runs);
-	json_array_foreach (runs, i, run) {
-		if (strcmp(str_at(run, "status"), "ok") != 0)
-			continue;
-		r->runs_ok++;
-		if (reduce_run(r, run, fsdevs, fs_count) == -1)
+	if (reduce_runs(r, runs, fsdevs, fs_count) == -1)
+		goto nomem;
+	/* A guest's further boots of the same cell (vm -n MIN..MAX). */
+	r->boots = 1;
+	json_array_foreach (json_object_get(doc, "boots"), i, boot) {
+		if (!json_is_array(json_object_get(boot, "runs")) ||
+		    strcmp(str_at(boot, "kind"), r->kind) != 0) {
+			snprintf(err, errlen,
+			    "'%s': its boot %zu is not a result of the same "
+			    "kind (\"%s\")",
+			    name, i + 2, r->kind);
+			cmp_result_free(r);
+			return NULL;
+		}
+		fs_count = fs_devices(boot, fsdevs, sizeof(fsdevs));
+		if (reduce_runs(r, json_object_get(boot, "runs"), fsdevs,
+		        fs_count) == -1)
 			goto nomem;
+		r->boots++;
 	}
 	if (r->runs == 0) {
 		snprintf(err, errlen, "'%s' has no runs to compare", name);
@@ -856,19 +887,8 @@ machines_comparable(struct cmp *c)
 	return warn(c, "%s", c->sizes_why);
 }
 
-/* A seed from the metric name, so intervals do not depend on row order. */
-static uint64_t
-seed_of(const char *name, size_t result)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
-	return h ^ result;
-}
-
 static int
-compare_cell(const struct cmp *c, const char *name, const struct cmp_series *sa,
+compare_cell(const struct cmp *c, const struct cmp_series *sa,
     const struct cmp_series *sb, struct cmp_cell *cell, size_t result,
     char *err, size_t errlen)
 {
@@ -889,9 +909,8 @@ compare_cell(const struct cmp *c, const char *name, const struct cmp_series *sa,
 	}
 	stats_mannwhitney(sa->v, sa->n, sb->v, sb->n, &cell->mw);
 	cell->pmin = stats_mw_pmin(sa->n, sb->n);
-	if (stats_bootstrap_ratio(sa->v, sa->n, sb->v, sb->n, c->opts.resamples,
-	        c->opts.level, seed_of(name, result), &cell->ci, err,
-	        errlen) == -1)
+	if (stats_change(sa->v, sa->n, sb->v, sb->n, c->opts.level, &cell->ch,
+	        err, errlen) == -1)
 		return -1;
 	if (cell->pmin > c->opts.alpha)
 		cell->verdict = CMP_TOO_FEW;
@@ -1000,7 +1019,7 @@ cmp_new(struct cmp_result **r, size_t n, const struct cmp_opts *opts, char *err,
 		    cmp_result_series(r[0], row->name);
 
 		for (size_t i = 0; i < n; i++)
-			if (compare_cell(c, row->name, sa,
+			if (compare_cell(c, sa,
 			        cmp_result_series(r[i], row->name),
 			        &row->cell[i], i, err, errlen) == -1) {
 				cmp_free(c);
@@ -1046,126 +1065,6 @@ cmp_row_find(const struct cmp *c, const char *name)
 		if (strcmp(c->row[k].name, name) == 0)
 			return &c->row[k];
 	return NULL;
-}
-
-int
-cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err, size_t errlen)
-{
-	const char *colon = strrchr(spec, ':');
-	char *end;
-	double pct;
-
-	memset(g, 0, sizeof(*g));
-	snprintf(g->spec, sizeof(g->spec), "%s", spec);
-	if (colon == NULL || colon == spec ||
-	    (size_t)(colon - spec) >= sizeof(g->metric) ||
-	    (colon[1] != '+' && colon[1] != '-')) {
-		snprintf(err, errlen,
-		    "bad --fail-if '%s': want METRIC:+PCT%% "
-		    "or METRIC:-PCT%%, e.g. elapsed:+10%%",
-		    spec);
-		return -1;
-	}
-	memcpy(g->metric, spec, (size_t)(colon - spec));
-	g->direction = colon[1] == '+' ? 1 : -1;
-	errno = 0;
-	pct = strtod(colon + 2, &end);
-	if (end == colon + 2 || errno != 0 || !isfinite(pct) || pct < 0 ||
-	    (*end == '%' ? end[1] != '\0' : *end != '\0')) {
-		snprintf(err, errlen,
-		    "bad --fail-if '%s': the limit must be a "
-		    "percentage, e.g. %s:%c10%%",
-		    spec, g->metric, colon[1]);
-		return -1;
-	}
-	g->limit_pct = pct;
-	return 0;
-}
-
-int
-cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
-    struct cmp_failure *fail, size_t nfail, char *err, size_t errlen)
-{
-	int nfailed = 0;
-
-	for (size_t g = 0; g < ngate; g++) {
-		const struct cmp_gate *gate = &gates[g];
-		const struct cmp_row *row = cmp_row_find(c, gate->metric);
-
-		if (row == NULL) {
-			size_t len;
-
-			snprintf(err, errlen,
-			    "--fail-if %s: no metric '%s' in "
-			    "these results; there are:",
-			    gate->spec, gate->metric);
-			for (size_t k = 0; k < c->nrow; k++)
-				if ((len = strlen(err)) + 2 < errlen)
-					snprintf(err + len, errlen - len, " %s",
-					    c->row[k].name);
-			return -1;
-		}
-		if (row->unit == CMP_NS && !c->times_ok) {
-			snprintf(err, errlen,
-			    "--fail-if %s: cannot judge a time: %s; gate on "
-			    "sizes or counts instead",
-			    gate->spec, c->times_why);
-			return -1;
-		}
-		if (row->unit != CMP_NS && !c->sizes_ok &&
-		    strncmp(gate->metric, "app.", 4) != 0) {
-			snprintf(err, errlen,
-			    "--fail-if %s: cannot judge sizes across "
-			    "machines: %s; run them on one machine",
-			    gate->spec, c->sizes_why);
-			return -1;
-		}
-		for (size_t i = 1; i < c->nresult; i++) {
-			const struct cmp_cell *cell = &row->cell[i];
-			int beyond;
-
-			if (!row->cell[0].present || !cell->present) {
-				snprintf(err, errlen,
-				    "--fail-if %s: '%s' has no "
-				    "%s",
-				    gate->spec,
-				    c->result[cell->present ? 0 : i]->path,
-				    gate->metric);
-				return -1;
-			}
-			if (cell->verdict == CMP_TOO_FEW) {
-				snprintf(err, errlen,
-				    "--fail-if %s: %zu runs "
-				    "against %zu are too few to test (the "
-				    "smallest p they allow is %.3g, not below "
-				    "%g): use 4 or more runs each",
-				    gate->spec, row->cell[0].sum.n, cell->sum.n,
-				    cell->pmin, c->opts.alpha);
-				return -1;
-			}
-			if (!cell->ratio_valid) {
-				snprintf(err, errlen,
-				    "--fail-if %s: the "
-				    "baseline's median %s is 0, so a change "
-				    "in percent means nothing",
-				    gate->spec, gate->metric);
-				return -1;
-			}
-			beyond = gate->direction > 0
-			    ? cell->change_pct > gate->limit_pct
-			    : cell->change_pct < -gate->limit_pct;
-			if (!beyond || cell->verdict != CMP_CHANGED)
-				continue;
-			if ((size_t)nfailed < nfail) {
-				fail[nfailed].gate = gate;
-				fail[nfailed].result = i;
-				fail[nfailed].change_pct = cell->change_pct;
-				fail[nfailed].p = cell->mw.p;
-			}
-			nfailed++;
-		}
-	}
-	return nfailed;
 }
 
 const char *

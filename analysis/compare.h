@@ -33,7 +33,7 @@
  *	r[1] = cmp_result_load("b.json", err, sizeof(err));
  *	c = cmp_new(r, 2, &opts, err, sizeof(err));		tests run here
  *	cmp_report_text(c, stdout, 0, 80);		80 columns wide
- *	n = cmp_gate_check(c, gates, ngate, fail, nfail, err, sizeof(err));
+ *	n = gate_judge(c, gate, ngate, rule, v, nv, err, len);  gate.h
  *	cmp_free(c);					frees the results too
  *
  * Nothing here exits; the only printing is the rendering to a caller's
@@ -122,6 +122,7 @@ struct cmp_result {
 	double calibration_ns;      /* the guest's CPU loop, 0: unknown */
 	size_t runs;                /* all runs, and those that were ok */
 	size_t runs_ok;
+	size_t boots; /* the guest boots they ran in ("boots"), else 1 */
 	size_t nseries;
 	struct cmp_series *series;
 	/* Summed over the successful runs, every phase. */
@@ -160,8 +161,8 @@ struct cmp_cell {
 	double ratio;    /* median / baseline median */
 	double change_pct;
 	struct stats_mw mw;
-	double pmin;        /* smallest p these run counts allow */
-	struct stats_ci ci; /* of the ratio */
+	double pmin;            /* smallest p these run counts allow */
+	struct stats_change ch; /* the change's estimate and interval */
 	enum cmp_verdict verdict;
 };
 
@@ -183,15 +184,14 @@ struct cmp_hist {
 };
 
 struct cmp_opts {
-	double alpha;       /* significance level, 0.05 */
-	double level;       /* confidence of the intervals, 0.95 */
-	unsigned resamples; /* bootstrap resamples, 4000 */
-	double emd_min;     /* smallest shape change to call, in buckets */
+	double alpha;   /* significance level, 0.05 */
+	double level;   /* confidence of the intervals, 0.95 */
+	double emd_min; /* smallest shape change to call, in buckets */
 };
 
 #define CMP_OPTS_DEFAULT                                                       \
 	{                                                                      \
-		0.05, 0.95, 4000, 0.1                                          \
+		0.05, 0.95, 0.1                                                \
 	}
 
 /* Results compared: all of it computed once, by cmp_new. */
@@ -229,46 +229,6 @@ void cmp_free(struct cmp *c);
 const struct cmp_row *cmp_row_find(const struct cmp *c, const char *name);
 
 /*
- * A CI gate: fail when the metric moves beyond limit_pct in the direction
- * given (+ up, - down) and the move is significant.
- */
-struct cmp_gate {
-	char metric[64];
-	int direction;    /* +1 or -1 */
-	double limit_pct; /* >= 0 */
-	char spec[96];    /* as written, for messages */
-};
-
-/*
- * Parses "METRIC:+PCT%" or "METRIC:-PCT%" ('%' optional, PCT a decimal
- * number), e.g. "elapsed:+10%", "write.mean_bytes:-20%".
- */
-int cmp_gate_parse(
-    const char *spec, struct cmp_gate *g, char *err, size_t errlen);
-
-/* One gate crossed by one result. */
-struct cmp_failure {
-	const struct cmp_gate *gate;
-	size_t result;
-	double change_pct;
-	double p;
-};
-
-/*
- * Checks every gate against every result but the baseline. Returns the
- * number of failures (writing up to nfail of them), or -1 when a gate cannot
- * be judged: its metric is unknown or missing from a result, there are too
- * few runs for the rank test to ever reach alpha, it is a time and the
- * times are not comparable (c->times_ok), or it is a size or count of the
- * device or the wire (all but app.*) and the guests' machines differ in a
- * knob that moves them (c->sizes_ok), so that a CI job never passes a gate
- * that could not have failed, nor fails one on an artefact.
- */
-int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
-    size_t ngate, struct cmp_failure *fail, size_t nfail, char *err,
-    size_t errlen);
-
-/*
  * The text report: results, metric table, histograms, series. all: every
  * metric, and the table however wide; else with more than two results and a
  * table wider than width columns, the series takes its place and the other
@@ -276,21 +236,27 @@ int cmp_gate_check(const struct cmp *c, const struct cmp_gate *gates,
  */
 void cmp_report_text(const struct cmp *c, FILE *fp, int all, int width);
 
+/* A change with its interval in percent: "-12.3% [-15.1, -9.4]". */
+void cmp_format_change(char *buf, size_t len, const struct stats_change *ch);
+
 /* Human-readable value of a metric: "1.23 s", "64.0K", "1234". */
 void cmp_format_value(char *buf, size_t len, double v, enum cmp_unit unit);
 
 /*
  * The SVG picture: per layer the size histograms of every result side by
- * side, and every run's elapsed time per result. Returns -1 on a write
- * error.
+ * side, every run's elapsed time per result, and every change with its
+ * interval, the nv gates' verdicts v (gate.h; none: NULL, 0) first.
+ * Returns -1 on a write error.
  */
-int cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen);
+struct gate_verdict;
+int cmp_report_svg(const struct cmp *c, const struct gate_verdict *v, size_t nv,
+    FILE *fp, char *err, size_t errlen);
 
 /*
  * The same into the file path, through a temporary file in its directory
  * and a rename, so that no half-written picture is ever left.
  */
-int cmp_svg_write(
-    const struct cmp *c, const char *path, char *err, size_t errlen);
+int cmp_svg_write(const struct cmp *c, const struct gate_verdict *v, size_t nv,
+    const char *path, char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,10 @@
  *     side by side in each bucket, so a shift to smaller transfers reads as
  *     bars moving left;
  *   - every run's elapsed time as a dot on one line per result, its median
- *     as a bar, so the spread the tests weigh is visible.
+ *     as a bar, so the spread the tests weigh is visible;
+ *   - every change against the baseline as its estimate (a dot) and its
+ *     interval (a bar) on a ratio scale, the gates first with their limit
+ *     and outcome, so what a gate decided and why is seen at once.
  *
  * Each panel names its results right above it in their colours, so nothing
  * has to be looked up elsewhere.
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "gate.h"
 #include "../model/outfile.h"
 
 #define WIDTH   880
@@ -276,8 +280,134 @@ times_panel(FILE *fp, const struct cmp *c, double y)
 	return base + 40;
 }
 
+#define CHG_LABEL 250 /* room for a change's name on its left */
+#define CHG_ROW   20
+
+/* The x of a ratio on the changes panel's log scale, clipped to it. */
+static double
+ratio_x(double ratio, double lo, double hi)
+{
+	double l = isfinite(ratio) && ratio > 0 ? log2(ratio)
+	    : ratio > 0                         ? hi
+	                                        : lo;
+
+	l = fmin(hi, fmax(lo, l));
+	return LEFT + CHG_LABEL +
+	    (l - lo) / (hi - lo) * (WIDTH - LEFT - RIGHT - CHG_LABEL);
+}
+
+/* One change's row: its name, its interval, its estimate. */
+static void
+change_row(FILE *fp, const char *name, const struct stats_change *ch,
+    const char *colour_of, double y, double lo, double hi)
+{
+	char chg[96];
+
+	cmp_format_change(chg, sizeof(chg), ch);
+	text(fp, LEFT + CHG_LABEL - 8, y + 4, "end", "", name);
+	fprintf(fp,
+	    "<g stroke=\"%s\" fill=\"%s\"><title>%s</title>\n"
+	    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+	    "stroke-width=\"3\"%s/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
+	    "r=\"4\"/></g>\n",
+	    colour_of, colour_of, chg, ratio_x(ch->lo, lo, hi), y,
+	    ratio_x(ch->hi, lo, hi), y,
+	    ch->bounded ? "" : " stroke-dasharray=\"4 3\"",
+	    ratio_x(ch->est, lo, hi), y);
+}
+
+/* Whether a metric's changes are drawn: as the text report's rows are. */
+static int
+drawn(const struct cmp *c, const struct cmp_row *row)
+{
+	return !row->detail && (row->unit != CMP_NS || c->times_ok) &&
+	    row->cell[0].present;
+}
+
+static double
+changes_panel(FILE *fp, const struct cmp *c, const struct gate_verdict *v,
+    size_t nv, double y)
+{
+	static const double tick[] = {0.125, 0.25, 0.5, 0.8, 1, 1.25, 2, 4, 8};
+	double lo = -0.5, hi = 0.5, top, base, last = -1e9;
+	size_t rows = nv;
+	char name[160];
+
+	if (c->nresult < 2)
+		return y;
+	/* The scale: every bounded end, within 1/8 and 8 times. */
+	for (size_t k = 0; k < c->nrow; k++)
+		for (size_t i = 1; drawn(c, &c->row[k]) && i < c->nresult;
+		     i++) {
+			const struct stats_change *ch = &c->row[k].cell[i].ch;
+
+			if (!c->row[k].cell[i].present || !ch->valid)
+				continue;
+			rows++;
+			if (ch->bounded && ch->lo > 0)
+				lo = fmin(lo, log2(ch->lo));
+			if (ch->bounded)
+				hi = fmax(hi, log2(ch->hi));
+		}
+	lo = fmax(-3, lo - 0.1);
+	hi = fmin(3, hi + 0.1);
+	text(fp, LEFT, y + 16, "start", "font-weight=\"bold\"",
+	    "change against the baseline: estimate (dot) and interval (bar; "
+	    "dashed: unbounded), ratio scale");
+	top = y + 30;
+	base = top + CHG_ROW * (double)rows;
+	for (size_t t = 0; t < sizeof(tick) / sizeof(tick[0]); t++) {
+		double tx = ratio_x(tick[t], lo, hi);
+		char tl[16];
+
+		/* Ticks too close to read apart are left out, but for 0%. */
+		if (log2(tick[t]) < lo || log2(tick[t]) > hi ||
+		    (tick[t] != 1 && tx - last < 45) ||
+		    (tick[t] > 1 && tx - ratio_x(1, lo, hi) < 45))
+			continue;
+		last = tx;
+		fprintf(fp,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"%s\"/>\n",
+		    tx, top, tx, base, tick[t] == 1 ? "#888888" : "#dddddd");
+		snprintf(tl, sizeof(tl), "%+g%%", (tick[t] - 1) * 100);
+		text(fp, tx, base + 16, "middle", "", tl);
+	}
+	y = top + CHG_ROW / 2.0;
+	for (size_t g = 0; g < nv; g++, y += CHG_ROW) {
+		double limit =
+		    1 + v[g].gate->direction * v[g].gate->limit_pct / 100;
+		double lx = ratio_x(limit, lo, hi);
+
+		snprintf(name, sizeof(name), "%s %c: %s", v[g].gate->spec,
+		    (int)('A' + v[g].result % 26),
+		    gate_outcome_name(v[g].outcome));
+		fprintf(fp,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#000000\" stroke-dasharray=\"2 2\"/>\n",
+		    lx, y - 8, lx, y + 8);
+		change_row(fp, name, &v[g].ch, colour[v[g].result % NCOLOUR], y,
+		    lo, hi);
+	}
+	for (size_t k = 0; k < c->nrow; k++)
+		for (size_t i = 1; drawn(c, &c->row[k]) && i < c->nresult;
+		     i++) {
+			const struct cmp_cell *cell = &c->row[k].cell[i];
+
+			if (!cell->present || !cell->ch.valid)
+				continue;
+			snprintf(name, sizeof(name), "%s %c", c->row[k].name,
+			    (int)('A' + i % 26));
+			change_row(fp, name, &cell->ch, colour[i % NCOLOUR], y,
+			    lo, hi);
+			y += CHG_ROW;
+		}
+	return base + 40;
+}
+
 int
-cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
+cmp_report_svg(const struct cmp *c, const struct gate_verdict *v, size_t nv,
+    FILE *fp, char *err, size_t errlen)
 {
 	char *body = NULL;
 	size_t len = 0;
@@ -292,6 +422,7 @@ cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
 	for (int l = 0; l < CMP_NLAYER; l++)
 		y = hist_panel(mem, c, l, y);
 	y = times_panel(mem, c, y);
+	y = changes_panel(mem, c, v, nv, y);
 	if (fclose(mem) == EOF) {
 		free(body);
 		snprintf(err, errlen, "cannot draw the picture: out of memory");
@@ -315,14 +446,15 @@ cmp_report_svg(const struct cmp *c, FILE *fp, char *err, size_t errlen)
 }
 
 int
-cmp_svg_write(const struct cmp *c, const char *path, char *err, size_t errlen)
+cmp_svg_write(const struct cmp *c, const struct gate_verdict *v, size_t nv,
+    const char *path, char *err, size_t errlen)
 {
 	struct outfile of;
 	char why[256];
 
 	if (outfile_open(&of, path, "svg", err, errlen) == -1)
 		return -1;
-	if (cmp_report_svg(c, of.fp, why, sizeof(why)) == -1) {
+	if (cmp_report_svg(c, v, nv, of.fp, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, why);
 		outfile_abort(&of);
 		return -1;

@@ -162,14 +162,19 @@ print_results(const struct cmp *c, FILE *fp, int width)
 	fprintf(fp, "Results (the first is the baseline):\n");
 	for (size_t i = 0; i < c->nresult; i++) {
 		const struct cmp_result *r = c->result[i];
+		char boots[32] = "";
 
 		fprintf(fp, "  %c  %-20s %s\n", (int)('A' + i % 26), r->label,
 		    r->path);
+		if (r->boots > 1)
+			snprintf(
+			    boots, sizeof(boots), " in %zu boots", r->boots);
 		snprintf(line, sizeof(line),
-		    "     %zu of %zu runs ok; %s%s%s; device %s; "
+		    "     %zu of %zu runs ok%s; %s%s%s; device %s; "
 		    "probe %s (%s)",
-		    r->runs_ok, r->runs, r->kind, *r->target ? " on " : "",
-		    r->target, *r->devices ? r->devices : "none",
+		    r->runs_ok, r->runs, boots, r->kind,
+		    *r->target ? " on " : "", r->target,
+		    *r->devices ? r->devices : "none",
 		    *r->probe ? r->probe : "?",
 		    *r->resolution ? r->resolution : "?");
 		print_fit(fp, line, width, 5);
@@ -251,31 +256,49 @@ print_table(const struct cmp *c, FILE *fp, int all)
 	fputc('\n', fp);
 }
 
+/* A change as a signed percentage: "+12.3%", "-inf%" for unbounded. */
+static void
+format_pct(char *buf, size_t len, double ratio)
+{
+	double pct = (ratio - 1) * 100;
+
+	if (isinf(ratio))
+		snprintf(buf, len, "%s", ratio > 0 ? "+inf" : "-inf");
+	else /* no "-0.0" for a change that rounds to nothing */
+		snprintf(buf, len, "%+.1f", fabs(pct) < 0.05 ? 0.0 : pct);
+}
+
+void
+cmp_format_change(char *buf, size_t len, const struct stats_change *ch)
+{
+	char e[32], lo[32], hi[32];
+
+	format_pct(e, sizeof(e), ch->est);
+	format_pct(lo, sizeof(lo), ch->lo);
+	format_pct(hi, sizeof(hi), ch->hi);
+	snprintf(buf, len, "%s%% [%s, %s]", e, lo, hi);
+}
+
 /*
- * One significant change: its size and interval, then its p, which goes on
- * a line of its own under the change when both do not fit in width (0: no
- * limit).
+ * One metric's change against the baseline: the estimate and its interval,
+ * then the rank test's p, which goes on a line of its own under the change
+ * when both do not fit in width (0: no limit); '*' when significant.
  */
 static void
 print_change(
     FILE *fp, const struct cmp_row *row, const struct cmp_cell *cell, int width)
 {
-	char head[192], p[64];
-	size_t n;
+	char head[192], chg[96], p[64];
 
-	n = (size_t)snprintf(head, sizeof(head), "  %-24s", row->name);
-	if (cell->ratio_valid)
-		n += (size_t)snprintf(head + n, sizeof(head) - n,
-		    " %+8.1f%%  ratio %.3g", cell->change_pct, cell->ratio);
+	if (cell->ch.valid)
+		cmp_format_change(chg, sizeof(chg), &cell->ch);
 	else
-		n += (size_t)snprintf(
-		    head + n, sizeof(head) - n, " the baseline's median is 0");
-	if (cell->ci.valid)
-		snprintf(head + n, sizeof(head) - n, " [%.3g, %.3g]",
-		    cell->ci.lo, cell->ci.hi);
+		snprintf(chg, sizeof(chg), "the baseline's median is 0");
+	snprintf(head, sizeof(head), "  %-24s %-26s", row->name, chg);
 	snprintf(p, sizeof(p),
-	    cell->mw.p < 1e-4 ? "p %.1e (%s)" : "p %.4f (%s)", cell->mw.p,
-	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.");
+	    cell->mw.p < 1e-4 ? "p %.1e (%s)%s" : "p %.4f (%s)%s", cell->mw.p,
+	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.",
+	    cell->verdict == CMP_CHANGED ? " *" : "");
 	if (width <= 0 || strlen(head) + 2 + strlen(p) <= (size_t)width)
 		fprintf(fp, "%s  %s\n", head, p);
 	else
@@ -299,24 +322,21 @@ print_verdicts(const struct cmp *c, FILE *fp, int all, int width)
 			    !row->cell[0].present ||
 			    (row->unit == CMP_NS && !c->times_ok))
 				continue;
+			print_change(fp, row, cell, width);
 			if (cell->verdict == CMP_TOO_FEW) {
 				few++;
 				pmin = cell->pmin;
 				fa = row->cell[0].sum.n;
 				fb = cell->sum.n;
-				continue;
-			}
-			if (cell->verdict != CMP_CHANGED) {
+			} else if (cell->verdict == CMP_CHANGED)
+				changed++;
+			else
 				same++;
-				continue;
-			}
-			changed++;
-			print_change(fp, row, cell, width);
 		}
-		if (changed > 0)
+		if (changed + same + few > 0)
 			fprintf(fp,
-			    "  (ratio of medians with its %g%% bootstrap "
-			    "interval)\n",
+			    "  (the change: Hodges-Lehmann estimate with its "
+			    "%g%% interval; * significant)\n",
 			    c->opts.level * 100);
 		/*
 		 * Many metrics tested at once: some pass the level by chance,
@@ -339,11 +359,6 @@ print_verdicts(const struct cmp *c, FILE *fp, int all, int width)
 			    c->emulated ? "emulated (TCG)" : "not comparable");
 		if (changed == 0 && same > 0 && few == 0)
 			fprintf(fp, "  no significant change\n");
-		else if (same > 0)
-			fprintf(fp,
-			    "  no significant change in the other %zu "
-			    "metrics\n",
-			    same);
 		fputc('\n', fp);
 	}
 }

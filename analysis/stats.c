@@ -1,6 +1,6 @@
 /*
- * stats.c - rank test, bootstrap, chi-square and histogram distances; see
- * stats.h for what each promises.
+ * stats.c - rank test, change with its interval, chi-square and histogram
+ * distances; see stats.h for what each promises.
  *
  * The sets compared are small (runs of a workload, tens at most) or are
  * histograms of 65 buckets, so the code favours plain loops that are easy to
@@ -162,64 +162,6 @@ stats_mw_pmin(size_t na, size_t nb)
 	return fmin(1.0, 2.0 * exp(-lc));
 }
 
-/* splitmix64: small, well mixed, and the same on every platform. */
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/*
- * The k-th smallest of v[0 .. n-1] (k from 0), reordering v: selection with
- * a three-way partition, linear on average, so that thousands of resamples
- * of many runs stay cheap where the quadratic stats_median would not.
- */
-static double
-select_kth(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		double pivot = v[lo + (hi - lo) / 2], t;
-		/* [lo, lt) < pivot, [lt, i) == pivot, [gt, hi] > pivot. */
-		size_t lt = lo, i = lo, gt = hi + 1;
-
-		while (i < gt) {
-			if (v[i] < pivot) {
-				t = v[lt];
-				v[lt++] = v[i];
-				v[i++] = t;
-			} else if (v[i] > pivot) {
-				t = v[--gt];
-				v[gt] = v[i];
-				v[i] = t;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt - 1;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return pivot;
-	}
-	return v[k];
-}
-
-static double
-resampled_median(const double *v, size_t n, double *scratch, uint64_t *state)
-{
-	/* The modulo bias is below n / 2^64: nothing for sets of runs. */
-	for (size_t i = 0; i < n; i++)
-		scratch[i] = v[next_random(state) % n];
-	return select_kth(scratch, n, (n - 1) / 2);
-}
-
 static int
 cmp_double(const void *x, const void *y)
 {
@@ -228,53 +170,175 @@ cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The z with stats_norm_sf(z) = q, for 0 < q < 0.5, by bisection. */
 static double
-sorted_quantile(const double *v, size_t n, double q)
+norm_isf(double q)
 {
-	double pos = q * (double)(n - 1);
-	size_t i = (size_t)pos;
+	double lo = 0, hi = 40;
 
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_norm_sf(mid) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * The rank, from 1, of the pairwise difference that bounds the interval at
+ * level: the largest k with P(U <= k - 1) <= (1 - level) / 2 under no
+ * change; 0 when even P(U = 0) is above it (no interval). Exact up to
+ * STATS_MW_EXACT_MAX runs a side, the normal approximation beyond.
+ */
+static size_t
+interval_rank(size_t na, size_t nb, double level)
+{
+	double tail = (1 - level) / 2, mu = (double)na * nb / 2, sd;
+	size_t k = 0;
+
+	if (na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX) {
+		int64_t c[STATS_MW_EXACT_MAX * (STATS_MW_EXACT_MAX + 1) + 1];
+		double total = 0, below = 0;
+
+		mw_counts(na, nb, c);
+		for (size_t u = 0; u <= na * nb; u++)
+			total += (double)c[u];
+		/* k grows while P(U <= k) stays within the tail. */
+		while (
+		    k < na * nb / 2 && (below + (double)c[k]) / total <= tail)
+			below += (double)c[k++];
+		return k;
+	}
+	sd = sqrt((double)na * nb * (double)(na + nb + 1) / 12);
+	k = (size_t)fmax(0, floor(mu - norm_isf(tail) * sd + 0.5));
+	return k;
+}
+
+/*
+ * The scale the change is measured on: the logarithm when every value is
+ * positive (a ratio), else the values themselves (a shift, as a share of
+ * a's median, which must then be positive).
+ */
+static int
+change_scale(const double *a, size_t na, const double *b, size_t nb,
+    int *logscale, double *base)
+{
+	*logscale = 1;
+	for (size_t i = 0; i < na + nb; i++)
+		if (!((i < na ? a[i] : b[i - na]) > 0))
+			*logscale = 0;
+	*base = stats_median(a, na);
+	return *logscale || *base > 0 ? 0 : -1;
+}
+
+static double
+scaled(double v, int logscale)
+{
+	return logscale ? log(v) : v;
+}
+
+static double
+unscaled(double d, int logscale, double base)
+{
+	return logscale ? exp(d) : 1 + d / base;
 }
 
 int
-stats_bootstrap_ratio(const double *a, size_t na, const double *b, size_t nb,
-    unsigned resamples, double level, uint64_t seed, struct stats_ci *out,
-    char *err, size_t errlen)
+stats_change(const double *a, size_t na, const double *b, size_t nb,
+    double level, struct stats_change *out, char *err, size_t errlen)
 {
-	double *ratio, *scratch;
-	uint64_t state = seed;
+	size_t m = na * nb, k;
+	double *d, base, mid;
+	int logscale;
 
 	memset(out, 0, sizeof(*out));
-	if (na == 0 || nb == 0 || resamples < 2)
+	if (na == 0 || nb == 0 ||
+	    change_scale(a, na, b, nb, &logscale, &base) == -1)
 		return 0;
-	for (size_t i = 0; i < na; i++)
-		if (!(a[i] > 0))
-			return 0;
-	ratio = calloc(resamples, sizeof(*ratio));
-	scratch = calloc(na > nb ? na : nb, sizeof(*scratch));
-	if (ratio == NULL || scratch == NULL) {
-		free(ratio);
-		free(scratch);
-		snprintf(err, errlen, "cannot allocate %u bootstrap resamples",
-		    resamples);
+	if ((d = calloc(m, sizeof(*d))) == NULL) {
+		snprintf(err, errlen,
+		    "cannot allocate the %zu differences of %zu runs against "
+		    "%zu",
+		    m, na, nb);
 		return -1;
 	}
-	for (unsigned r = 0; r < resamples; r++) {
-		double ma = resampled_median(a, na, scratch, &state);
-		double mb = resampled_median(b, nb, scratch, &state);
-
-		ratio[r] = mb / ma;
-	}
-	qsort(ratio, resamples, sizeof(*ratio), cmp_double);
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			d[i * nb + j] =
+			    scaled(b[j], logscale) - scaled(a[i], logscale);
+	qsort(d, m, sizeof(*d), cmp_double);
+	mid = m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
 	out->valid = 1;
-	out->lo = sorted_quantile(ratio, resamples, (1 - level) / 2);
-	out->hi = sorted_quantile(ratio, resamples, 1 - (1 - level) / 2);
-	free(ratio);
-	free(scratch);
+	out->logscale = logscale;
+	out->est = unscaled(mid, logscale, base);
+	k = interval_rank(na, nb, level);
+	out->bounded = k > 0;
+	out->lo = k > 0 ? unscaled(d[k - 1], logscale, base) : -INFINITY;
+	out->hi = k > 0 ? unscaled(d[m - k], logscale, base) : INFINITY;
+	free(d);
 	return 0;
+}
+
+/* The median absolute deviation of v, on the change's scale. */
+static double
+mad(const double *v, size_t n, int logscale, double *scratch)
+{
+	double med;
+
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = scaled(v[i], logscale);
+	med = stats_median(scratch, n);
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = fabs(scratch[i] - med);
+	return stats_median(scratch, n);
+}
+
+size_t
+stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
+    double level, double limit)
+{
+	double base, sigma, dist, z, *scratch, want;
+	size_t least = 2;
+	struct stats_change ch;
+	int logscale;
+	char err[8];
+
+	if (na == 0 || nb == 0 ||
+	    change_scale(a, na, b, nb, &logscale, &base) == -1 ||
+	    (logscale && !(limit > 0)) ||
+	    stats_change(a, na, b, nb, level, &ch, err, sizeof(err)) == -1 ||
+	    !ch.valid)
+		return SIZE_MAX;
+	if ((scratch = calloc(na > nb ? na : nb, sizeof(*scratch))) == NULL)
+		return SIZE_MAX;
+	/* The pooled spread, as a normal's standard deviation. */
+	sigma = 1.4826 *
+	    sqrt((pow(mad(a, na, logscale, scratch), 2) +
+	             pow(mad(b, nb, logscale, scratch), 2)) /
+	        2);
+	free(scratch);
+	dist = logscale ? fabs(log(ch.est) - log(limit))
+	                : fabs(ch.est - limit) * base;
+	if (!(dist > 0))
+		return SIZE_MAX;
+	while (interval_rank(least, least, level) == 0)
+		least++;
+	/*
+	 * The interval's half-width with n runs a side is about z sigma
+	 * sqrt(2 / n) times sqrt(pi / 3) (the Hodges-Lehmann estimate's
+	 * spread against the mean's on normal noise). For the interval to
+	 * miss the limit four times in five, the distance from the estimate
+	 * to the limit must hold that half-width and 0.84 of the estimate's
+	 * own spread.
+	 */
+	z = norm_isf((1 - level) / 2) + norm_isf(0.2);
+	want = ceil(2 * (acos(-1.0) / 3) * pow(z * sigma / dist, 2));
+	if (want > 1e6)
+		return SIZE_MAX;
+	return want > (double)least ? (size_t)want : least;
 }
 
 /*

@@ -5,23 +5,25 @@
  *
  * Scalars (a time, a count, a mean transfer size per run) are compared with
  * the Mann-Whitney U rank test, which assumes nothing about the shape of the
- * run-to-run noise, and a bootstrap confidence interval for the ratio of the
- * medians, which says how big the change is. Transfer-size histograms are
- * compared with a chi-square test over their bucket counts and two effect
- * sizes in log2 buckets: the earth mover's distance and the shift of the
- * median bucket. docs/compare.md says why these and what they cannot tell.
+ * run-to-run noise, and the change as a ratio with the interval that the
+ * same ranks give (Hodges-Lehmann), which says how big it is.
+ * Transfer-size histograms are compared with a chi-square test over their
+ * bucket counts and two effect sizes in log2 buckets: the earth mover's
+ * distance and the shift of the median bucket. docs/compare.md says why
+ * these and what they cannot tell.
  *
  *	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22};
  *	double b[] = {2.0, 2.1, 1.9, 2.2, 2.05};
  *	struct stats_mw mw;
- *	struct stats_ci ci;
+ *	struct stats_change ch;
  *
  *	stats_median(a, 5);				-> 1.22
  *	stats_mannwhitney(a, 5, b, 5, &mw);		mw.p = 0.0079 (exact)
- *	stats_bootstrap_ratio(a, 5, b, 5, 4000, 0.95, 1, &ci, err, sizeof(err));
+ *	stats_change(a, 5, b, 5, 0.95, &ch, err, sizeof(err));
+ *					ch.est 1.68 [1.54, 1.86]
  *
- * Nothing here prints or exits; the one function that allocates returns -1
- * with a message in the caller's buffer.
+ * Nothing here prints or exits; a function that allocates returns -1 with
+ * a message in the caller's buffer.
  */
 #ifndef UBC_STATS_H
 #define UBC_STATS_H
@@ -76,23 +78,44 @@ void stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
  */
 double stats_mw_pmin(size_t na, size_t nb);
 
-/* A confidence interval; valid is 0 when it could not be computed. */
-struct stats_ci {
-	int valid;
-	double lo;
+/*
+ * A change between two sets of runs, b against a, as a ratio (1: none): the
+ * Hodges-Lehmann estimate, the median of every pairwise difference
+ * log b[j] - log a[i], with the distribution-free interval that inverts the
+ * rank test (the order statistics of those differences at its critical
+ * value). It covers the true shift with at least the level asked when the
+ * noise is the same on both sides, whatever its shape; with ties (values
+ * that repeat) it is conservative. Where some value is not positive, the
+ * differences are of the values themselves, divided by a's median, which
+ * must then be positive.
+ */
+struct stats_change {
+	int valid;    /* 0: a side is empty, or no scale to measure on */
+	int bounded;  /* 0: too few runs for an interval at this level */
+	int logscale; /* a ratio of values, else a shift over a's median */
+	double est;   /* the estimate, as a ratio */
+	double lo;    /* the interval, as ratios; -inf and inf unbounded */
 	double hi;
 };
 
 /*
- * Percentile bootstrap interval, at level (0.95), for median(b) / median(a):
- * resamples both sets with replacement, resamples times, from a generator
- * seeded with seed, so the same input gives the same interval. Not valid
- * when a has a value <= 0 (the ratio is then undefined for some resample).
+ * The change at level (0.95). Three runs against three can never bound a
+ * 95% interval (the rank test's smallest p is 0.1), four against four can.
  * Returns -1 only when memory runs out.
  */
-int stats_bootstrap_ratio(const double *a, size_t na, const double *b,
-    size_t nb, unsigned resamples, double level, uint64_t seed,
-    struct stats_ci *out, char *err, size_t errlen);
+int stats_change(const double *a, size_t na, const double *b, size_t nb,
+    double level, struct stats_change *out, char *err, size_t errlen);
+
+/*
+ * About how many runs a side the interval at level needs to lie wholly on
+ * one side of limit (a ratio) four times in five, were the runs to go on as
+ * they are: from their spread (the median absolute deviations, pooled) and
+ * the distance from the estimate to the limit. At least the fewest runs that
+ * bound an interval at all. SIZE_MAX when the estimate sits on the limit, or no
+ * number of runs would do.
+ */
+size_t stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
+    double level, double limit);
 
 /* Chi-square test of homogeneity over two histograms. */
 struct stats_chi2 {

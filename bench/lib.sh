@@ -2,6 +2,7 @@
 # skips it):
 #
 #	. "$top/bench/lib.sh"
+#	bench_needs NAME FILE	root and FILE, or says why not and exits 0
 #	bench_work NAME		a work directory, removed at exit
 #	bench_loopfs SIZE	a fresh loop ext4 of SIZE on $work/mnt
 #
@@ -18,6 +19,12 @@ bench_cleanup()
 		losetup -d "$dev" 2>/dev/null || true
 	fi
 	[ -z "$work" ] || rm -rf "$work"
+}
+
+bench_needs()
+{
+	[ "$(id -u)" -eq 0 ] || { echo "$1 bench: needs root (a loop filesystem); skipped"; exit 0; }
+	[ -f "$2" ] || { echo "$1 bench: $2 missing (make check builds it); skipped"; exit 0; }
 }
 
 bench_work()

@@ -14,9 +14,8 @@ top=$1
 runs=${RUNS:-1000}
 ubc=${UBC:-$top/ubcreplay}
 archive=$top/build/fixtures/small.tar.gz
-[ "$(id -u)" -eq 0 ] || { echo "rss bench: needs root for a loop ext4; skipped"; exit 0; }
-[ -f "$archive" ] || { echo "rss bench: $archive missing (make check builds it); skipped"; exit 0; }
 . "$top/bench/lib.sh"
+bench_needs rss "$archive"
 bench_work rss
 bench_loopfs 256M
 

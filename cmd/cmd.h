@@ -17,6 +17,8 @@
 
 /* Exit statuses shared by every subcommand. */
 #define EXIT_USAGE 2
+/* A gate neither passed nor failed: more runs are needed. */
+#define EXIT_UNDECIDED 3
 
 int cmd_tar(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -70,14 +72,25 @@ int cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
     replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen);
 
 /*
- * The gates' verdict under the report, as `compare` prints it: each of the
- * nfail failures, or "all passed". Nothing when no gate was given.
+ * The gates judged on c by rule: their number, with the verdicts in *v
+ * (free it), or -1 after saying why they cannot be judged.
  */
 struct cmp;
 struct cmp_gate;
-struct cmp_failure;
-void cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate,
-    size_t ngate, const struct cmp_failure *fail, size_t nfail);
+struct gate_verdict;
+int cmd_judge_gates(const struct cmp *c, const struct cmp_gate *gate,
+    size_t ngate, int rule, struct gate_verdict **v);
+
+/*
+ * The verdicts under the report, as `compare` prints them: one line a
+ * gate and result, with the change and its interval, then the count of
+ * each outcome. Nothing when there are none.
+ */
+void cmd_print_gates(
+    const struct cmp *c, int rule, const struct gate_verdict *v, size_t n);
+
+/* The --gate-rule argument into *rule: -1 after saying why not. */
+int cmd_gate_rule(const char *arg, int *rule);
 
 /*
  * The page's width for reports that fit it (compare's table or series):

@@ -8,12 +8,14 @@
 #include <err.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../analysis/compare.h"
+#include "../analysis/gate.h"
 #include "cmd.h"
 #include "../job/job.h"
 
@@ -147,25 +149,94 @@ cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
 	return job_phase_result(probe, name, &out, p, err, errlen);
 }
 
-void
-cmd_print_gates(const struct cmp *c, const struct cmp_gate *gate, size_t ngate,
-    const struct cmp_failure *fail, size_t nfail)
+int
+cmd_judge_gates(const struct cmp *c, const struct cmp_gate *gate, size_t ngate,
+    int rule, struct gate_verdict **v)
 {
-	if (ngate == 0)
-		return;
-	printf("Gates (--fail-if: beyond the limit and significant):\n");
-	for (size_t i = 0; i < nfail; i++)
-		printf("  FAIL %s: %s changed %+.1f%% (p %.2g) in %s against "
-		       "%s\n",
-		    fail[i].gate->spec, fail[i].gate->metric,
-		    fail[i].change_pct, fail[i].p,
-		    c->result[fail[i].result]->path, c->result[0]->path);
-	if (nfail == 0) {
-		printf("  all passed:");
-		for (size_t g = 0; g < ngate; g++)
-			printf(" %s", gate[g].spec);
-		putchar('\n');
+	size_t want = ngate * (c->nresult - 1);
+	char errbuf[2048];
+	int n;
+
+	if ((*v = calloc(want > 0 ? want : 1, sizeof(**v))) == NULL) {
+		warnx("out of memory");
+		return -1;
 	}
+	n = gate_judge(c, gate, ngate, (enum gate_rule)rule, *v, want, errbuf,
+	    sizeof(errbuf));
+	if (n == -1) {
+		warnx("%s", errbuf);
+		free(*v);
+		*v = NULL;
+	}
+	return n;
+}
+
+/* What might decide an undecided gate. */
+static void
+print_undecided(const struct gate_verdict *v)
+{
+	if (v->runs == SIZE_MAX)
+		printf(": the change sits on the limit; more runs are unlikely "
+		       "to decide it\n");
+	else if (!v->ch.bounded)
+		printf(": %zu runs against %zu are too few for an interval; "
+		       "about %zu a side would likely decide it\n",
+		    v->na, v->nb, v->runs);
+	else
+		printf(": the interval holds the limit; about %zu runs a side "
+		       "would likely decide it (%zu against %zu now)\n",
+		    v->runs, v->na, v->nb);
+}
+
+void
+cmd_print_gates(
+    const struct cmp *c, int rule, const struct gate_verdict *v, size_t n)
+{
+	size_t count[3] = {0, 0, 0};
+	char chg[96];
+
+	if (n == 0)
+		return;
+	if (rule == GATE_RULE_SIGNIFICANCE)
+		printf(
+		    "Gates (--fail-if, by the old rule: beyond the limit and "
+		    "significant, else PASS):\n");
+	else
+		printf("Gates (--fail-if: the change's %g%% interval against "
+		       "the limit):\n",
+		    c->opts.level * 100);
+	for (size_t i = 0; i < n; i++) {
+		cmp_format_change(chg, sizeof(chg), &v[i].ch);
+		count[v[i].outcome]++;
+		printf("  %s %s: %s %s in %s against %s",
+		    gate_outcome_name(v[i].outcome), v[i].gate->spec,
+		    v[i].gate->metric, chg, c->result[v[i].result]->path,
+		    c->result[0]->path);
+		if (rule == GATE_RULE_SIGNIFICANCE)
+			printf(" (p %.2g)\n", v[i].p);
+		else if (v[i].outcome == GATE_UNDECIDED)
+			print_undecided(&v[i]);
+		else
+			putchar('\n');
+	}
+	printf("  %zu failed, %zu undecided, %zu passed\n", count[GATE_FAIL],
+	    count[GATE_UNDECIDED], count[GATE_PASS]);
+}
+
+int
+cmd_gate_rule(const char *arg, int *rule)
+{
+	enum gate_rule r;
+
+	if (gate_rule_parse(arg, &r) == -1) {
+		warnx("--gate-rule '%s': 'interval' (the default) or "
+		      "'significance' (the old rule, which passes what it "
+		      "cannot tell)",
+		    arg);
+		return -1;
+	}
+	*rule = (int)r;
+	return 0;
 }
 
 int

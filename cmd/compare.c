@@ -4,10 +4,12 @@
  * with --fail-if gates a CI job on it.
  *
  *	ubcreplay compare [-a] [--alpha P] [--baseline FILE]
- *	    [--fail-if METRIC:+PCT%|METRIC:-PCT%] ... [--svg FILE] RESULT ...
+ *	    [--fail-if METRIC:+PCT%|METRIC:-PCT%] ... [--gate-rule RULE]
+ *	    [--json FILE] [--svg FILE] RESULT ...
  *
- * Exit status: 0 when no gate failed, 1 when one did (each is listed),
- * 2 for a usage or input error, or a gate that cannot be judged.
+ * Exit status: 0 when every gate passed, 1 when one failed, 3 when none
+ * failed but one is undecided (each is listed), 2 for a usage or input
+ * error, or a gate that cannot be judged.
  */
 #include <err.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "../analysis/compare.h"
+#include "../analysis/gate.h"
 #include "cmd.h"
 
 #define MAX_GATES   32
@@ -27,6 +30,8 @@ static const struct option longopts[] = {
     {"alpha", required_argument, NULL, 'A'},
     {"baseline", required_argument, NULL, 'b'},
     {"fail-if", required_argument, NULL, 'f'},
+    {"gate-rule", required_argument, NULL, 'g'},
+    {"json", required_argument, NULL, 'j'},
     {"svg", required_argument, NULL, 's'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -46,8 +51,10 @@ struct compare_opts {
 	double alpha;
 	const char *baseline;
 	const char *svg;
+	const char *json;
 	size_t ngate;
 	struct cmp_gate gate[MAX_GATES];
+	int rule; /* enum gate_rule */
 };
 
 static int
@@ -83,6 +90,13 @@ parse(int argc, char **argv, struct compare_opts *o)
 			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
 				return -1;
 			break;
+		case 'g':
+			if (cmd_gate_rule(optarg, &o->rule) == -1)
+				return -1;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
 		case 's':
 			o->svg = optarg;
 			break;
@@ -101,12 +115,12 @@ cmd_compare(int argc, char **argv)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_result *res[MAX_RESULTS];
-	struct cmp_failure fail[MAX_GATES * MAX_RESULTS];
+	struct gate_verdict *v;
 	struct compare_opts o;
 	char errbuf[2048];
 	struct cmp *c;
 	size_t n = 0, want;
-	int r, nfail;
+	int r, nv, status;
 
 	if ((r = parse(argc, argv, &o)) != 0) {
 		if (r < 0)
@@ -140,37 +154,40 @@ cmd_compare(int argc, char **argv)
 		n++;
 	}
 	copts.alpha = o.alpha;
+	copts.level = 1 - o.alpha;
 	if ((c = cmp_new(res, n, &copts, errbuf, sizeof(errbuf))) == NULL) {
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	nfail = cmp_gate_check(c, o.gate, o.ngate, fail,
-	    sizeof(fail) / sizeof(fail[0]), errbuf, sizeof(errbuf));
-	if (nfail == -1) {
-		warnx("%s", errbuf);
+	if ((nv = cmd_judge_gates(c, o.gate, o.ngate, o.rule, &v)) == -1) {
 		cmp_free(c);
 		return EXIT_USAGE;
 	}
-	if (o.svg != NULL &&
-	    cmp_svg_write(c, o.svg, errbuf, sizeof(errbuf)) == -1) {
+	if ((o.svg != NULL &&
+	        cmp_svg_write(
+	            c, v, (size_t)nv, o.svg, errbuf, sizeof(errbuf)) == -1) ||
+	    (o.json != NULL &&
+	        cmp_json_write(c, v, (size_t)nv, o.rule, o.json, errbuf,
+	            sizeof(errbuf)) == -1)) {
 		warnx("%s", errbuf);
+		free(v);
 		cmp_free(c);
 		return EXIT_USAGE;
 	}
 
 	cmp_report_text(c, stdout, o.all, cmd_page_width());
-	cmd_print_gates(c, o.gate, o.ngate, fail,
-	    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
-	        ? (size_t)nfail
-	        : sizeof(fail) / sizeof(fail[0]));
+	cmd_print_gates(c, o.rule, v, (size_t)nv);
+	status = gate_status(v, (size_t)nv);
+	free(v);
+	cmp_free(c);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("cannot write the report");
-		cmp_free(c);
 		return EXIT_USAGE;
 	}
-	if (nfail > 0)
-		warnx(
-		    "%d regression%s (--fail-if)", nfail, nfail > 1 ? "s" : "");
-	cmp_free(c);
-	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (status == EXIT_FAILURE)
+		warnx("a gate failed: the runs show a change beyond its limit");
+	else if (status == EXIT_UNDECIDED)
+		warnx("a gate is undecided: more runs are needed (listed "
+		      "above)");
+	return status;
 }

@@ -37,7 +37,7 @@ report_svg(json_t *doc, const char *path, const char *svg)
 		warnx("%s", errbuf);
 		return -1;
 	}
-	if (cmp_svg_write(c, svg, errbuf, sizeof(errbuf)) == -1) {
+	if (cmp_svg_write(c, NULL, 0, svg, errbuf, sizeof(errbuf)) == -1) {
 		warnx("%s", errbuf);
 		rc = -1;
 	}

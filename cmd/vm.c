@@ -8,12 +8,15 @@
  *	    --fail-if write.mean_bytes:-10% emacs.tar.gz
  *	ubcreplay vm -k K1 -k K2 -- dd if=/dev/vda of=/dev/null bs=1k count=4096
  *
- * Exit status as compare's: 0 when no gate failed (with --bisect: the
- * kernel was found), 1 when one did, 2 for a usage or input error, a cell
- * that failed, or a gate that cannot be judged.
+ * Exit status as compare's: 0 when every gate passed (with --bisect: the
+ * kernel was found), 1 when one failed, 3 when one is undecided and none
+ * failed (with --bisect: a step that cannot tell good from bad), 2 for a
+ * usage or input error, a cell that failed, or a gate that cannot be
+ * judged.
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,8 @@
 #include <unistd.h>
 
 #include "../analysis/compare.h"
+#include "../analysis/gate.h"
+#include "../analysis/stats.h"
 #include "../model/wtrace.h"
 #include "../replay/replay.h"
 #include "../vm/vm.h"
@@ -36,6 +41,7 @@
 #define MAX_JOB     200
 #define IMAGE_BYTES (1ULL << 30)
 #define MAX_KNOB    8
+#define MAX_LOOKS   32
 /* The machine when none is asked for (docs/vm-machine.md says why). */
 #define VM_DEFAULT_CPUS   2
 #define VM_DEFAULT_MEM    1024
@@ -54,6 +60,7 @@ static const struct option longopts[] = {
     {"clock", required_argument, NULL, 'K'},
     {"cpus", required_argument, NULL, 'C'},
     {"fail-if", required_argument, NULL, 'f'},
+    {"gate-rule", required_argument, NULL, 'R'},
     {"mem", required_argument, NULL, 'M'},
     {"merge", required_argument, NULL, 'G'},
     {"modules", required_argument, NULL, 'D'},
@@ -94,6 +101,15 @@ struct vm_opts {
 	size_t ncell;      /* --cell: the ids of the cells to run */
 	char *cell[MAX_KERNELS * MAX_FS];
 	int runs, jobs, bisect;
+	int rule; /* enum gate_rule */
+	/*
+	 * -n MIN..MAX (auto: 5..20): runs a cell until every gate is decided,
+	 * looking at look[0] = MIN runs, then at each of look[1 .. nlook-1];
+	 * 0 for a fixed -n. The gates' intervals are then at level.
+	 */
+	int runs_max, nlook, look[MAX_LOOKS];
+	double level;
+	char *runs_arg; /* the job's -n, which each look sets */
 	int64_t timeout_ns, boot_timeout_ns;
 	uint64_t size_bytes;
 };
@@ -367,6 +383,93 @@ nfsjob(struct vm_opts *o)
 	return 0;
 }
 
+/*
+ * The looks of -n MIN..MAX: MIN runs, then half as many again each time
+ * (at least one more), up to MAX. Each look judges the gates at
+ * 1 - alpha / nlook, so that over all of them a wrong outcome stays below
+ * alpha / 2 (docs/compare.md, "Runs until decided").
+ */
+static void
+plan_looks(struct vm_opts *o)
+{
+	int n = o->runs;
+
+	o->nlook = 0;
+	for (;;) {
+		o->look[o->nlook++] = n;
+		if (n >= o->runs_max || o->nlook == MAX_LOOKS)
+			break;
+		n = n + (n + 1) / 2 < o->runs_max ? n + (n + 1) / 2
+		                                  : o->runs_max;
+	}
+	o->look[o->nlook - 1] = o->runs_max;
+	o->level = 1 - 0.05 / o->nlook;
+}
+
+/* -n N, -n MIN..MAX or -n auto (5..20). */
+static int
+parse_runs(const char *arg, struct vm_opts *o)
+{
+	const char *dots = strstr(arg, "..");
+	char *end;
+	int lo, hi, least;
+
+	if (strcmp(arg, "auto") == 0)
+		arg = "5..20", dots = arg + 1;
+	if (dots == NULL) {
+		o->runs_max = 0;
+		o->level = 0.95;
+		return cmd_parse_intv("-n", arg, 1, 1000, &o->runs);
+	}
+	lo = (int)strtol(arg, &end, 10);
+	if (end != dots || !isdigit((unsigned char)*arg))
+		lo = 0;
+	hi = (int)strtol(dots + 2, &end, 10);
+	if (*end != '\0' || !isdigit((unsigned char)dots[2]))
+		hi = 0;
+	if (lo < 5 || hi <= lo || hi > 1000) {
+		warnx("-n '%s': N, auto, or MIN..MAX with 5 <= MIN < MAX <= "
+		      "1000",
+		    arg);
+		return -1;
+	}
+	o->runs = lo;
+	o->runs_max = hi;
+	plan_looks(o);
+	/* MIN a side must bound an interval at the level each look takes. */
+	for (least = lo;
+	     stats_mw_pmin((size_t)least, (size_t)least) > 1 - o->level;
+	     least++)
+		;
+	if (least > lo) {
+		warnx("-n '%s': %d runs a side bound no interval at the %.2f%% "
+		      "that each of its %d looks takes: MIN must be %d or more",
+		    arg, lo, o->level * 100, o->nlook, least);
+		return -1;
+	}
+	return 0;
+}
+
+/* What -n MIN..MAX needs: gates to decide, one invocation, the main job. */
+static int
+sequential_ok(const struct vm_opts *o)
+{
+	const char *why = o->ngate == 0
+	    ? "--fail-if: there is nothing to decide"
+	    : o->plan != NULL || o->ncell > 0 || o->merge != NULL
+	    ? "one invocation: a plan's cells run apart cannot go on until "
+	      "decided (give -n N)"
+	    : o->archive == NULL
+	    ? "the main job: a job after -- has its own runs"
+	    : o->nmachine > 1 ? "one machine: run each machine apart"
+	                      : NULL;
+
+	if (why == NULL)
+		return 0;
+	warnx("-n MIN..MAX runs until every gate is decided; it needs %s", why);
+	return -1;
+}
+
 static int
 parse(int argc, char **argv, struct vm_opts *o)
 {
@@ -379,6 +482,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->mkfs_opts = o->mount_opts = "";
 	o->accel = "auto";
 	o->runs = 2;
+	o->level = 0.95;
+	o->runs_arg = runs;
 	o->cpus = (struct knob){1, {VM_DEFAULT_CPUS}};
 	o->mem = (struct knob){1, {VM_DEFAULT_MEM}};
 	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
@@ -411,9 +516,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->mount_opts = optarg;
 			break;
 		case 'n':
-			if (cmd_parse_int("-n", optarg, 1, 1000, &v) == -1)
+			if (parse_runs(optarg, o) == -1)
 				return -1;
-			o->runs = (int)v;
 			break;
 		case 'o':
 			o->outdir = optarg;
@@ -523,6 +627,10 @@ parse(int argc, char **argv, struct vm_opts *o)
 		case 'f':
 			if (cmd_add_gate(
 			        optarg, o->gate, &o->ngate, MAX_GATES) == -1)
+				return -1;
+			break;
+		case 'R':
+			if (cmd_gate_rule(optarg, &o->rule) == -1)
 				return -1;
 			break;
 		case 'h':
@@ -800,6 +908,41 @@ static const char *tag(const struct run *r, size_t j);
 static int label_machine(const struct run *r, json_t *doc, size_t j);
 
 /*
+ * Keeps a cell's result: its first boot's as it is, a later one's (a look
+ * of -n MIN..MAX) in the first's "boots", which compare reads with it.
+ */
+static int
+keep(struct run *r, size_t at, json_t *doc)
+{
+	json_t *boots;
+
+	if (r->doc[at] == NULL) {
+		r->doc[at] = doc;
+		return 0;
+	}
+	if ((boots = json_object_get(r->doc[at], "boots")) == NULL &&
+	    json_object_set_new(r->doc[at], "boots", boots = json_array()) ==
+	        -1)
+		return -1;
+	return json_array_append_new(boots, doc);
+}
+
+/* The runs cell at has had, in every boot. */
+static int
+runs_of(const struct run *r, size_t at)
+{
+	json_t *b;
+	size_t i, n;
+
+	if (r->doc[at] == NULL)
+		return 0;
+	n = json_array_size(json_object_get(r->doc[at], "runs"));
+	json_array_foreach (json_object_get(r->doc[at], "boots"), i, b)
+		n += json_array_size(json_object_get(b, "runs"));
+	return (int)n;
+}
+
+/*
  * One step of a cell under way: DONE and FAILED end it (its result kept,
  * or its error said), RETRY starts it again under TCG. 1 while it is
  * under way, 0 when it ended well, -1 when it failed.
@@ -809,6 +952,7 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 {
 	const struct vm_cell_conf *cf = c->c;
 	enum vm_state s = vm_cell_poll(c, errbuf, len);
+	json_t *doc = NULL;
 
 	if (s == VM_RETRY) {
 		fprintf(stderr,
@@ -819,9 +963,13 @@ step(struct run *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
 	}
 	if (s == VM_SERVER || s == VM_RUNNING)
 		return 1;
-	if (s == VM_DONE &&
-	    (r->doc[at] = vm_cell_result(c, errbuf, len)) != NULL &&
-	    label_machine(r, r->doc[at], at) == 0) {
+	if (s == VM_DONE && (doc = vm_cell_result(c, errbuf, len)) != NULL &&
+	    (label_machine(r, doc, at) == -1 || keep(r, at, doc) == -1)) {
+		json_decref(doc);
+		doc = NULL;
+		snprintf(errbuf, len, "out of memory");
+	}
+	if (doc != NULL) {
 		fprintf(stderr,
 		    "ubcreplay vm: %s %s%s%s: done under %s in %.1f s (%.1f s "
 		    "to the job)\n",
@@ -1044,21 +1192,23 @@ caveats(const struct run *r)
 
 /*
  * The series over the results in docs (paths names), and the gates. 0 when
- * no gate failed, 1 when one did, 2 when they cannot be judged. change,
- * when not NULL, gets the first gate's metric's change in the last result.
+ * every gate passed, 1 when one failed, 3 when one is undecided and none
+ * failed, 2 when they cannot be judged. change, when not NULL, gets the
+ * first gate's verdict on the last result (zeroed without gates).
  */
 static int
 series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
-    int print, double *change)
+    int print, struct gate_verdict *change)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
-	struct cmp_failure fail[MAX_GATES * MAX_KERNELS];
 	struct cmp_result **res = calloc(n, sizeof(*res));
+	struct gate_verdict *v;
 	char errbuf[2048];
 	struct cmp *c;
 	size_t k = 0;
-	int nfail;
+	int nv, status;
 
+	copts.level = o->level;
 	if (res == NULL) {
 		warnx("out of memory");
 		return EXIT_USAGE;
@@ -1082,30 +1232,27 @@ series(json_t **docs, char names[][PATH_MAX], size_t n, struct vm_opts *o,
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	nfail = cmp_gate_check(c, o->gate, o->ngate, fail,
-	    sizeof(fail) / sizeof(fail[0]), errbuf, sizeof(errbuf));
 	if (print & PRINT_REPORT)
 		cmp_report_text(c, stdout, 0, cmd_page_width());
-	if (print & PRINT_GATES) {
-		if (nfail >= 0)
-			cmd_print_gates(c, o->gate, o->ngate, fail,
-			    (size_t)nfail < sizeof(fail) / sizeof(fail[0])
-			        ? (size_t)nfail
-			        : sizeof(fail) / sizeof(fail[0]));
+	if ((nv = cmd_judge_gates(c, o->gate, o->ngate, o->rule, &v)) == -1) {
 		fflush(stdout);
-	}
-	if (change != NULL && o->ngate > 0) {
-		const struct cmp_row *row = cmp_row_find(c, o->gate[0].metric);
-
-		*change =
-		    row != NULL ? row->cell[c->nresult - 1].change_pct : 0;
-	}
-	cmp_free(c);
-	if (nfail == -1) {
-		warnx("%s", errbuf);
+		cmp_free(c);
 		return EXIT_USAGE;
 	}
-	return nfail > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (print & PRINT_GATES) {
+		cmd_print_gates(c, o->rule, v, (size_t)nv);
+		fflush(stdout);
+	}
+	if (change != NULL) {
+		memset(change, 0, sizeof(*change));
+		/* The first gate's verdicts come first, result by result. */
+		if (nv > 0)
+			*change = v[c->nresult - 2];
+	}
+	status = gate_status(v, (size_t)nv);
+	free(v);
+	cmp_free(c);
+	return status;
 }
 
 /*
@@ -1143,27 +1290,109 @@ per_machine(struct run *r, char names[][PATH_MAX])
 			s = EXIT_USAGE;
 		} else
 			s = series(docs, nm, n, r->o, PRINT_GATES, NULL);
-		rc = s > rc ? s : rc;
+		rc = gate_worse(rc, s);
 	}
 	free(docs);
 	free(nm);
 	return rc;
 }
 
-/* Good or bad: kernel i's cell against the first's, by the gates. */
+/*
+ * Boots cell at once more, when it has had fewer than want runs, for the
+ * runs it lacks.
+ */
 static int
-judge(struct run *r, size_t i, double *change)
+top_up(struct run *r, size_t at, int want)
 {
+	int have = runs_of(r, at);
+
+	if (have >= want)
+		return 0;
+	snprintf(r->o->runs_arg, 16, "%d", want - have);
+	return run_cells(r, &at, 1, 1);
+}
+
+/*
+ * Good (0) or bad (1), or undecided (3): kernel i's cell against the
+ * first's, by the gates, at each look of -n MIN..MAX in turn until one
+ * decides; v gets the first gate's verdict.
+ */
+static int
+judge(struct run *r, size_t i, struct gate_verdict *v)
+{
+	const struct vm_opts *o = r->o;
 	json_t *pair[2];
 	char pn[2][PATH_MAX];
+	int s;
 
-	if (r->doc[i] == NULL && run_cells(r, &i, 1, 1) == -1)
+	for (int j = 0;; j++) {
+		int want = o->runs_max > 0 ? o->look[j] : o->runs;
+
+		if (top_up(r, 0, want) == -1 || top_up(r, i, want) == -1)
+			return -1;
+		pair[0] = r->doc[0];
+		pair[1] = r->doc[i];
+		snprintf(pn[0], PATH_MAX, "%s", r->k[0].path);
+		snprintf(pn[1], PATH_MAX, "%s", r->k[i].path);
+		s = series(pair, pn, 2, r->o, 0, v);
+		if (s != EXIT_UNDECIDED || j + 1 >= o->nlook)
+			return s;
+	}
+}
+
+/* How -n MIN..MAX judged, above the gates. */
+static void
+print_looks(const struct vm_opts *o)
+{
+	printf(
+	    "Runs until decided (-n %d..%d): looks at", o->runs, o->runs_max);
+	for (int j = 0; j < o->nlook; j++)
+		printf("%s %d", j > 0 ? "," : "", o->look[j]);
+	printf(" runs a cell, each judging at %g%% (0.05 spread over the "
+	       "%d),\nso that no outcome is wrong more than 2.5%% of the "
+	       "time over all of them.\n\n",
+	    o->level * 100, o->nlook);
+}
+
+/*
+ * -n MIN..MAX: every cell booted again for the runs of the next look, in
+ * the matrix's order (A, B, A, B...: a change in the host's load falls on
+ * both), until the gates are decided or MAX runs are reached.
+ */
+static int
+until_decided(struct run *r, const size_t *idx, size_t n)
+{
+	struct vm_opts *o = r->o;
+	char(*nm)[PATH_MAX] = calloc(r->ncell, sizeof(*nm));
+	int s = EXIT_UNDECIDED;
+
+	if (nm == NULL) {
+		warnx("out of memory");
 		return -1;
-	pair[0] = r->doc[0];
-	pair[1] = r->doc[i];
-	snprintf(pn[0], PATH_MAX, "%s", r->k[0].path);
-	snprintf(pn[1], PATH_MAX, "%s", r->k[i].path);
-	return series(pair, pn, 2, r->o, 0, change);
+	}
+	for (size_t i = 0; i < r->ncell; i++)
+		snprintf(nm[i], PATH_MAX, "%s %s", vm_kernel_name(&r->k[i]),
+		    fsname(&r->conf[i]));
+	for (int j = 0; j < o->nlook && s == EXIT_UNDECIDED; j++) {
+		snprintf(o->runs_arg, 16, "%d",
+		    o->look[j] - (j > 0 ? o->look[j - 1] : 0));
+		if (run_cells(r, idx, n, o->jobs) == -1) {
+			free(nm);
+			return -1;
+		}
+		s = series(r->doc, nm, r->ncell, o, 0, NULL);
+		fprintf(stderr,
+		    "ubcreplay vm: look %d of %d, %d runs a cell: %s\n", j + 1,
+		    o->nlook, o->look[j],
+		    s == EXIT_SUCCESS       ? "every gate passed"
+		        : s == EXIT_FAILURE ? "a gate failed"
+		        : s == EXIT_UNDECIDED
+		        ? (j + 1 < o->nlook ? "undecided: more runs"
+		                            : "undecided at the most runs")
+		        : "the gates cannot be judged");
+	}
+	free(nm);
+	return 0;
 }
 
 static size_t
@@ -1176,13 +1405,40 @@ boots(const struct run *r)
 	return n;
 }
 
+/* One bisection line: the kernel, its verdict, the change that made it. */
+static void
+print_step(const char *what, const struct vm_kernel *k, int v,
+    const struct gate_verdict *gv)
+{
+	char chg[96] = "";
+
+	if (gv->gate != NULL)
+		cmp_format_change(chg, sizeof(chg), &gv->ch);
+	printf("  %-6s %-32s %s (%s %s)\n", what, vm_kernel_name(k),
+	    v == EXIT_SUCCESS       ? "good"
+	        : v == EXIT_FAILURE ? "bad"
+	                            : "undecided",
+	    gv->gate != NULL ? gv->gate->metric : "", chg);
+}
+
+/* A step that cannot tell good from bad stops the bisection, and says so. */
+static int
+undecided(struct run *r, size_t i, const struct gate_verdict *gv)
+{
+	warnx("%s cannot be called good or bad: the interval of %s holds the "
+	      "gate's limit; run more (-n, about %zu runs) and bisect again",
+	    r->k[i].path, gv->gate != NULL ? gv->gate->metric : "the metric",
+	    gv->runs);
+	return EXIT_UNDECIDED;
+}
+
 static int
 bisect(struct run *r)
 {
 	size_t lo = 0, hi = r->ncell - 1, ends[2] = {0, r->ncell - 1};
-	const char *metric = r->o->gate[0].metric;
-	double change = 0;
-	int v, step = 0;
+	struct gate_verdict gv;
+	char step[16];
+	int v, n = 0;
 
 	/* The ends first, side by side when -j allows. */
 	if (run_cells(r, ends, 2, r->o->jobs > 1 ? 2 : 1) == -1)
@@ -1191,24 +1447,26 @@ bisect(struct run *r)
 	    "Bisection over %zu kernels (good first, bad last):\n", r->ncell);
 	printf(
 	    "  first: %-32s good (the baseline)\n", vm_kernel_name(&r->k[0]));
-	if ((v = judge(r, hi, &change)) == EXIT_USAGE)
+	if ((v = judge(r, hi, &gv)) == EXIT_USAGE || v == -1)
 		return EXIT_USAGE;
-	printf("  last:  %-32s %s (%s %+.1f%%)\n", vm_kernel_name(&r->k[hi]),
-	    v ? "bad" : "good", metric, change);
+	print_step("last:", &r->k[hi], v, &gv);
+	if (v == EXIT_UNDECIDED)
+		return undecided(r, hi, &gv);
 	if (v == EXIT_SUCCESS) {
-		warnx("the last kernel, %s, does not cross the gate against "
-		      "the first: nothing to bisect",
+		warnx("the last kernel, %s, passes the gate against the first: "
+		      "nothing to bisect",
 		    r->k[hi].path);
 		return EXIT_USAGE;
 	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if ((v = judge(r, mid, &change)) == EXIT_USAGE)
+		if ((v = judge(r, mid, &gv)) == EXIT_USAGE || v == -1)
 			return EXIT_USAGE;
-		printf("  step %d: %-31s %s (%s %+.1f%%)\n", ++step,
-		    vm_kernel_name(&r->k[mid]), v ? "bad" : "good", metric,
-		    change);
+		snprintf(step, sizeof(step), "step %d:", ++n);
+		print_step(step, &r->k[mid], v, &gv);
+		if (v == EXIT_UNDECIDED)
+			return undecided(r, mid, &gv);
 		if (v)
 			hi = mid;
 		else
@@ -1260,7 +1518,8 @@ shell_word(FILE *f, const char *w)
 /*
  * The arguments of this invocation, a shell word each, for the jobs a CI
  * plan runs: --plan and -o left out (the jobs give their own), or only the
- * gates for the merge job. After --, the job's own words go as they are.
+ * gates (and their rule) for the merge job. After --, the job's own words go as
+ * they are.
  */
 static void
 shell_args(FILE *f, int argc, char **argv, int gates_only)
@@ -1268,11 +1527,14 @@ shell_args(FILE *f, int argc, char **argv, int gates_only)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int gate = strcmp(a, "--fail-if") == 0 ||
-		    strncmp(a, "--fail-if=", 10) == 0;
+		    strncmp(a, "--fail-if=", 10) == 0 ||
+		    strcmp(a, "--gate-rule") == 0 ||
+		    strncmp(a, "--gate-rule=", 12) == 0;
 		int drop =
 		    strncmp(a, "--plan", 6) == 0 || strncmp(a, "-o", 2) == 0;
 		int takes =
-		    (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0) &&
+		    (strcmp(a, "-o") == 0 || strcmp(a, "--fail-if") == 0 ||
+		        strcmp(a, "--gate-rule") == 0) &&
 		    i + 1 < argc;
 
 		if (strcmp(a, "--") == 0) {
@@ -1465,6 +1727,8 @@ cmd_vm(int argc, char **argv)
 			usage_command(stderr, "vm");
 		return rc < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 	}
+	if (o.runs_max > 0 && sequential_ok(&o) == -1)
+		return EXIT_USAGE;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	if (o.merge != NULL && o.nkernel == 0)
@@ -1526,7 +1790,9 @@ cmd_vm(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		failed = run_cells(&r, idx, nrun, o.jobs) == -1;
+		failed =
+		    (o.runs_max > 0 ? until_decided(&r, idx, nrun)
+		                    : run_cells(&r, idx, nrun, o.jobs)) == -1;
 		free(idx);
 		rc = failed ? EXIT_USAGE : EXIT_SUCCESS;
 	}
@@ -1544,6 +1810,8 @@ cmd_vm(int argc, char **argv)
 	for (size_t i = 0; i < r.ncell; i++)
 		nok += r.doc[i] != NULL;
 	caveats(&r);
+	if (o.runs_max > 0 && !o.bisect)
+		print_looks(&o);
 	if (nok >= 2) {
 		int s = o.nmachine > 1 && o.ngate > 0
 		    ? per_machine(&r, names)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # fs-ci.sh - a CI step for a filesystem patch: make a loop filesystem with
 # the mkfs and mount options given, run the ubcreplay workload on it, and
-# compare the result with a stored baseline, failing the job on a
-# significant regression. See docs/ci.md.
+# compare the result with a stored baseline, failing the job when the
+# runs show a regression beyond a gate's limit. See docs/ci.md.
 #
 #   sh contrib/fs-ci.sh [-n runs] [-s size_mb] [-m "mkfs options"]
 #       [-O "mount options"] [-l label] [-b baseline.json] [-u]
@@ -19,8 +19,8 @@
 #   -o  where the result goes; the comparison is printed, an SVG of it
 #       written next to the result as RESULT.svg
 #
-# Exit status: that of `ubcreplay compare` (0 no regression, 1 regression,
-# 2 bad input), or 2 when the filesystem cannot be made. Needs root (mkfs,
+# Exit status: that of `ubcreplay compare` (0 every gate passed, 1 one
+# failed, 3 one is undecided: more runs would decide it, 2 bad input), or 2 when the filesystem cannot be made. Needs root (mkfs,
 # losetup, mount). UBCREPLAY names the binary (default: ubcreplay in PATH,
 # else ./ubcreplay).
 set -eu

@@ -21,9 +21,10 @@
 #   -- ...      further options for ubcreplay (-n, -O log, -p)
 #
 # UBCREPLAY names the binary (default: ubcreplay in PATH). Exit status, as
-# git bisect run reads it: 0 good (no gate failed), 1 bad (a gate failed),
-# 125 skip (the tree did not build, the job failed, or the gate could not
-# be judged). A mistake in the recipe (no base result, no gate, no image),
+# git bisect run reads it: 0 good (every gate passed), 1 bad (a gate
+# failed), 125 skip (the gate is undecided: the runs call the commit
+# neither good nor bad, and the step's line says so; or the tree did not
+# build, the job failed, or the gate could not be judged). A mistake in the recipe (no base result, no gate, no image),
 # or an interrupt, exits 255, which stops the bisection.
 set -u
 
@@ -84,10 +85,14 @@ fi
 # shellcheck disable=SC2086
 "$ubc" compare $gates "$base" "$work/step.json" >"$work/compare.out" 2>&1
 rc=$?
-grep -E '^ *(FAIL|all passed)' "$work/compare.out" >&2
+grep -E '^ *(FAIL|PASS|UNDECIDED) ' "$work/compare.out" >&2
 echo "$me: $commit: built in $((t1 - t0)) s, measured in $((t2 - t1)) s, gate exit $rc" >&2
 case $rc in
 0) exit 0 ;;
 1) exit 1 ;;
+3)
+	echo "$me: $commit: undecided: more runs (-- -n N) may decide it: skip" >&2
+	exit 125
+	;;
 *) exit 125 ;;
 esac

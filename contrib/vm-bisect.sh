@@ -32,10 +32,12 @@
 # tree, as `ubcreplay vm -k` takes them. Each step's line on stderr says
 # how long it built and how long it measured.
 #
-# Exit status, as git bisect run reads it: 0 good (no gate failed), 1 bad
-# (a gate failed: `ubcreplay vm` exited 1), 125 skip (the kernel did not
-# build, did not boot, or the gate could not be judged: any other exit of
-# `ubcreplay vm`, 2 included). A mistake in the recipe itself (no base
+# Exit status, as git bisect run reads it: 0 good (every gate passed), 1
+# bad (a gate failed: `ubcreplay vm` exited 1), 125 skip (the gate is
+# undecided, exit 3: the runs can call the kernel neither good nor bad, and
+# the step's line says so; or the kernel did not build, did not boot, or
+# the gate could not be judged: any other exit of `ubcreplay vm`, 2
+# included). A mistake in the recipe itself (no base
 # kernel, no gate, no `ubcreplay vm`), or an interrupt, exits 255, which
 # stops the bisection instead of skipping every commit.
 set -u
@@ -166,9 +168,10 @@ else
 	rc=$?
 fi
 v=$(verdict $rc)
-case $v in
+case $rc in
 0) what=good ;;
 1) what=bad ;;
+3) what="undecided (more runs, -n, may decide it): skip" ;;
 *) what=skip ;;
 esac
 t2=$(date +%s)

@@ -65,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (c = cmp_new(r, 2, &opts, err, sizeof(err))) != NULL) {
 		cmp_report_text(c, sink, 1, 80);
 		cmp_report_text(c, sink, 0, 40);
-		cmp_report_svg(c, sink, err, sizeof(err));
+		cmp_report_svg(c, NULL, 0, sink, err, sizeof(err));
 		cmp_free(c);
 	}
 	json_decref(doc);

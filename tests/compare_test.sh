@@ -34,7 +34,7 @@ significant_body()
 atf_test_case p_against_scipy
 p_against_scipy_head()
 {
-	atf_set descr "the p and ratio printed for write.mean_bytes and elapsed equal scipy's on the runs read from the files"
+	atf_set descr "the median's change and the p printed for write.mean_bytes and elapsed equal scipy's on the runs read from the files"
 }
 p_against_scipy_body()
 {
@@ -66,10 +66,10 @@ for m in ("elapsed", "write.mean_bytes"):
 EOF
 	/usr/bin/python3 ref.py "$fx/default.json" "$fx/sync.json" >want ||
 	    atf_fail "ref.py failed"
-	while read -r m chg ratio _ p; do
+	while read -r m chg _ _ p; do
+		row out "$m" | grep -qF -- " $chg " ||
+		    atf_fail "$m: ubcreplay '$(row out "$m")', python change $chg"
 		line=$(grep -E "^  $m +" out | head -n 1)
-		echo "$line" | grep -qF -- "$chg  ratio $ratio " ||
-		    atf_fail "$m: ubcreplay '$line', scipy change $chg ratio $ratio"
 		echo "$line" | grep -qF -- "p $p" ||
 		    atf_fail "$m: ubcreplay '$line', scipy p $p"
 	done <want
@@ -82,13 +82,16 @@ gate_fails_head()
 }
 gate_fails_body()
 {
-	atf_check -s exit:1 -o save:out -e match:'1 regression' "$ubc" compare \
+	atf_check -s exit:1 -o save:out -e match:'a gate failed' "$ubc" compare \
 	    --fail-if write.mean_bytes:-20% --fail-if app.write.ops:+1% \
 	    "$fx/default.json" "$fx/sync.json"
-	grep -q 'FAIL write.mean_bytes:-20%: write.mean_bytes changed -90.8%' out ||
-	    atf_fail "the failure is not listed"
-	grep -q 'FAIL app.write' out && atf_fail "an unchanged metric failed"
-	return 0
+	grep -q '^  FAIL write.mean_bytes:-20%: write.mean_bytes -90.8% \[-91.2, -90.6\] in ' out ||
+	    atf_fail "the failure is not listed with its interval"
+	# Every run wrote as often: the interval is the point +0.0%.
+	grep -q '^  PASS app.write.ops:+1%: app.write.ops +0.0% \[+0.0, +0.0\]' out ||
+	    atf_fail "an unchanged metric does not pass"
+	grep -q '^  1 failed, 0 undecided, 1 passed$' out ||
+	    atf_fail "no count of the outcomes"
 }
 
 atf_test_case gate_passes
@@ -102,7 +105,7 @@ gate_passes_body()
 	atf_check -s exit:0 -o save:out -e empty "$ubc" compare \
 	    --fail-if write.mean_bytes:-20% --fail-if elapsed:+10% \
 	    "$fx/default.json" "$fx/default2.json"
-	grep -q 'all passed: write.mean_bytes:-20% elapsed:+10%' out ||
+	grep -q '^  0 failed, 0 undecided, 2 passed$' out ||
 	    atf_fail "the gates are not reported passed"
 	# The wrong direction, and a limit beyond the change.
 	atf_check -s exit:0 -o ignore -e empty "$ubc" compare \
@@ -113,10 +116,135 @@ gate_passes_body()
 	    --baseline "$fx/default.json" --fail-if elapsed:+10% "$fx/sync.json"
 }
 
+# noisy IN OUT TIMES F1 F2 ...: IN with the written bytes of run i scaled by
+# Fi, so that write.mean_bytes moves by that factor in that run, and its
+# runs repeated TIMES times.
+noisy()
+{
+	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "cannot write $2"
+import json, sys
+src, dst, times = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = json.load(open(src))
+for run, k in zip(d["runs"], [float(x) for x in sys.argv[4:]]):
+    for p in run["phases"]:
+        for dev in p["devices"]:
+            w = dev["write"]
+            w["bytes"] = int(w["bytes"] * k)
+            w["mean_bytes"] = w["bytes"] // max(1, w["ops"])
+d["runs"] = d["runs"] * times
+json.dump(d, open(dst, "w"))
+EOF
+}
+
+# fall15 TIMES A B: A and B from default.json, B's mean write 15% below
+# A's in noise of about 15%, each run repeated TIMES times.
+fall15()
+{
+	noisy "$fx/default.json" "$2" "$1" 1.0 0.8 1.2 0.95 1.1
+	noisy "$fx/default.json" "$3" "$1" 0.85 0.68 1.02 0.81 0.94
+}
+
+atf_test_case gate_undecided
+gate_undecided_head()
+{
+	atf_set descr "a fall beyond the limit that the runs cannot separate from their noise is UNDECIDED (exit 3), never PASS; more runs decide it"
+}
+gate_undecided_body()
+{
+	# A 15% fall against a -10% gate, in noise of about 15%.
+	fall15 1 a.json b.json
+	atf_check -s exit:3 -o save:out -e match:'undecided' "$ubc" compare \
+	    --fail-if write.mean_bytes:-10% a.json b.json
+	grep -Eq '^  UNDECIDED write.mean_bytes:-10%: write.mean_bytes -1[0-9]\.[0-9]% \[-[0-9.]+, \+[0-9.]+\] in b.json against a.json: the interval holds the limit; about [0-9]+ runs a side would likely decide it \(5 against 5 now\)$' out ||
+	    atf_fail "not undecided with its interval: $(grep -A2 '^Gates' out)"
+	grep -q '^  0 failed, 1 undecided, 0 passed$' out ||
+	    atf_fail "no count of the outcomes"
+	# The old rule passes it: the change is not significant.
+	atf_check -s exit:0 -o save:old -e empty "$ubc" compare \
+	    --gate-rule significance --fail-if write.mean_bytes:-10% a.json b.json
+	grep -q '^  PASS write.mean_bytes:-10%' old ||
+	    atf_fail "the old rule does not pass it"
+	# The same runs, as many times over as it said would decide: FAIL.
+	n=$(sed -n 's/.*: the interval holds the limit; about \([0-9]*\) runs a side.*/\1/p' out)
+	[ -n "$n" ] || atf_fail "no count of runs that would decide"
+	fall15 $(((n + 4) / 5)) an.json bn.json
+	atf_check -s exit:1 -o save:more -e match:'a gate failed' "$ubc" \
+	    compare --fail-if write.mean_bytes:-10% an.json bn.json
+	grep -q '^  FAIL write.mean_bytes:-10%' more ||
+	    atf_fail "$n runs a side do not decide: $(grep -A2 '^Gates' more)"
+}
+
+atf_test_case gate_json
+gate_json_head()
+{
+	atf_set descr "--json: every gate's outcome and interval, recomputed by Python from the runs in the files; --svg draws them; a bad path writes nothing"
+}
+gate_json_body()
+{
+	fall15 1 a.json b.json
+	atf_check -s exit:1 -o ignore -e ignore "$ubc" compare --json c.json \
+	    --svg c.svg --fail-if write.mean_bytes:-10% \
+	    --fail-if write.mean_bytes:+40% --fail-if elapsed:+1% \
+	    a.json b.json "$fx/sync.json"
+	# Python reduces the runs, takes every pairwise ratio, counts the
+	# rank test's null distribution by enumeration and judges anew.
+	/usr/bin/python3 - c.json a.json b.json "$fx/sync.json" <<'EOF' ||
+import itertools, json, math, sys
+doc = json.load(open(sys.argv[1]))
+def runs(path, metric):
+    out = []
+    for r in json.load(open(path))["runs"]:
+        if metric == "elapsed":
+            out.append(sum(p["elapsed_ns"] for p in r["phases"] if p["phase"] != "remove"))
+        else:
+            ops = sum(d["write"]["ops"] for p in r["phases"] for d in p["devices"])
+            out.append(sum(d["write"]["bytes"] for p in r["phases"] for d in p["devices"]) // ops)
+    return out
+def change(a, b):
+    d = sorted(math.log(y) - math.log(x) for x in a for y in b)
+    m = len(d)
+    cnt = [0] * (m + 1)
+    for c in itertools.combinations(range(len(a) + len(b)), len(a)):
+        cnt[sum(c) - len(a) * (len(a) - 1) // 2] += 1
+    k, below = 0, 0
+    while k < m // 2 and (below + cnt[k]) / sum(cnt) <= 0.025:
+        below += cnt[k]; k += 1
+    pct = lambda x: (math.exp(x) - 1) * 100
+    return pct((d[(m - 1) // 2] + d[m // 2]) / 2), pct(d[k - 1]), pct(d[m - k])
+status = 0
+for g in doc["gates"]:
+    a = runs(sys.argv[2], g["metric"])
+    b = runs(sys.argv[2 + g["result"]], g["metric"])
+    est, lo, hi = change(a, b)
+    got = g["estimate_pct"], *g["interval_pct"]
+    if any(abs(x - y) > 1e-6 * max(1, abs(y)) for x, y in zip(got, (est, lo, hi))):
+        sys.exit("%s on %d: %s, Python %s" % (g["spec"], g["result"], got, (est, lo, hi)))
+    lim = g["direction"] * g["limit_pct"]
+    lo, hi = (lo, hi) if g["direction"] > 0 else (-hi, -lo)
+    want = "FAIL" if lo > abs(lim) else "PASS" if hi < abs(lim) else "UNDECIDED"
+    if g["outcome"] != want:
+        sys.exit("%s on %d: %s, Python %s" % (g["spec"], g["result"], g["outcome"], want))
+    if (want == "UNDECIDED") != (g["runs_to_decide"] is not None):
+        sys.exit("%s on %d: runs_to_decide %s" % (g["spec"], g["result"], g["runs_to_decide"]))
+    status = 1 if want == "FAIL" else status or (3 if want == "UNDECIDED" else 0)
+if len(doc["gates"]) != 6 or doc["status"] != status:
+    sys.exit("%d gates, status %d, want 6 and %d" % (len(doc["gates"]), doc["status"], status))
+print(" ".join(g["outcome"] for g in doc["gates"]))
+EOF
+	    atf_fail "the JSON's gates are not what the runs give"
+	for o in FAIL PASS UNDECIDED; do
+		grep -q "write.mean_bytes:.* [BC]: $o</text>" c.svg ||
+		    atf_fail "the SVG draws no $o gate"
+	done
+	atf_check -s exit:2 -o empty -e match:"nodir/c.json" "$ubc" compare \
+	    --json nodir/c.json a.json b.json
+	[ ! -e nodir ] || atf_fail "a bad --json path left something"
+}
+
 atf_test_case too_few_runs
 too_few_runs_head()
 {
-	atf_set descr "3 runs against 3 cannot be tested: the report says so, a gate on it is an error"
+	atf_set descr "3 runs against 3 cannot be tested: the report says so, a gate on it is undecided (exit 3) and says how many runs would do"
 }
 too_few_runs_body()
 {
@@ -125,8 +253,14 @@ too_few_runs_body()
 	grep -q 'too few runs to test: 3 against 3 runs cannot give p below 0.1' out ||
 	    atf_fail "no 'too few runs' verdict"
 	row out elapsed | grep -q '?$' || atf_fail "elapsed not marked '?'"
-	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	atf_check -s exit:3 -o save:out -e match:'undecided' "$ubc" compare \
 	    --fail-if elapsed:+10% "$fx/three_runs.json" "$fx/three_runs.json"
+	grep -q '^  UNDECIDED elapsed:+10%: elapsed +0.0% \[-inf, +inf\] .*: 3 runs against 3 are too few for an interval; about 4 a side would likely decide it$' out ||
+	    atf_fail "the undecided gate does not say why: $(grep UNDECIDED out)"
+	# The old rule calls it an input error.
+	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	    --gate-rule significance --fail-if elapsed:+10% \
+	    "$fx/three_runs.json" "$fx/three_runs.json"
 }
 
 atf_test_case series
@@ -192,7 +326,7 @@ many_body()
 
 	# The gates judge the same whatever the page's width.
 	for cols in 80 300; do
-		atf_check -s exit:1 -o save:g$cols -e match:'3 regressions' \
+		atf_check -s exit:1 -o save:g$cols -e match:'a gate failed' \
 		    env COLUMNS=$cols "$ubc" compare \
 		    --fail-if elapsed:+100% "$@"
 		atf_check -s exit:0 -o save:p$cols -e empty \
@@ -202,8 +336,13 @@ many_body()
 		sed -n '/^Gates/,$p' p$cols >>gates$cols
 	done
 	atf_check -s exit:0 -o empty -e empty cmp gates80 gates300
-	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" \
+	# Three runs against five bound an interval; against three, none.
+	atf_check -s exit:3 -o save:few -e match:'undecided' "$ubc" \
 	    compare --baseline three_runs.json --fail-if elapsed:+10% "$@"
+	grep -q '^  PASS elapsed:+10%: elapsed -67.8% \[-69.1, -67.3\] in default.json against three_runs.json$' few ||
+	    atf_fail "three runs against five do not decide"
+	grep -q '^  UNDECIDED elapsed:+10%: .* in three_runs.json against three_runs.json: 3 runs against 3 are too few' few ||
+	    atf_fail "three runs against three are not undecided"
 }
 
 atf_test_case warnings
@@ -340,9 +479,11 @@ nfs_body()
 	grep -q 'median 32K -> 16K: changed' out ||
 	    atf_fail "the NFS WRITE sizes are not reported changed"
 	grep -q '^elapsed ' out && atf_fail "a time row for a capture"
-	atf_check -s exit:2 -o empty -e match:'too few to test' "$ubc" compare \
+	atf_check -s exit:3 -o save:gate -e match:'undecided' "$ubc" compare \
 	    --fail-if nfs.write.mean_bytes:-10% "$fx/nfs_32k.json" \
 	    "$fx/nfs_small.json"
+	grep -q '^  UNDECIDED nfs.write.mean_bytes:-10%: nfs.write.mean_bytes -34.7% \[-inf, +inf\]' gate ||
+	    atf_fail "one capture against one is not undecided: $(grep -A1 Gates gate)"
 }
 
 atf_test_case odd_values
@@ -387,14 +528,14 @@ gate_same()
 {
 	"$ubc" compare --fail-if "$1" "$2" "$3" >host.out 2>host.err
 	want=$?
-	[ "$want" -eq 0 ] || [ "$want" -eq 1 ] ||
+	[ "$want" -eq 0 ] || [ "$want" -eq 1 ] || [ "$want" -eq 3 ] ||
 	    atf_fail "$1 on the host results exits $want: $(cat host.err)"
 	"$ubc" compare --fail-if "$1" "$4" "$5" >vm.out 2>vm.err
 	got=$?
 	[ "$got" -eq "$want" ] ||
 	    atf_fail "$1: the host results exit $want, the guests' $got: $(cat vm.err)"
-	grep -E '^  (FAIL|all passed)' host.out | sed "s|$2|A|;s|$3|B|" >h
-	grep -E '^  (FAIL|all passed)' vm.out | sed "s|$4|A|;s|$5|B|" >v
+	grep -E '^  (FAIL|PASS|UNDECIDED) ' host.out | sed "s|$2|A|;s|$3|B|" >h
+	grep -E '^  (FAIL|PASS|UNDECIDED) ' vm.out | sed "s|$4|A|;s|$5|B|" >v
 	[ -s h ] || atf_fail "$1: no verdict printed"
 	cmp -s h v || atf_fail "$1: the host results say '$(cat h)', the guests '$(cat v)'"
 	echo "$want"
@@ -535,6 +676,8 @@ atf_init_test_cases()
 	atf_add_test_case p_against_scipy
 	atf_add_test_case gate_fails
 	atf_add_test_case gate_passes
+	atf_add_test_case gate_undecided
+	atf_add_test_case gate_json
 	atf_add_test_case too_few_runs
 	atf_add_test_case series
 	atf_add_test_case many

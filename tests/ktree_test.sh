@@ -381,15 +381,15 @@ from_source_body()
 
 	gate="--fail-if write.mean_bytes:-10%"
 	atf_check -s exit:1 -o save:reg -e save:regerr \
-	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$r" -o res-reg "$small"
+	    "$ubc" vm $VMOPTS -n auto $gate -k "$b" -k "$r" -o res-reg "$small"
 	grep -q 'write.mean_bytes.*-[0-9.]*%.*p' reg ||
 	    atf_fail "the verdict does not name the metric, change and p: $(cat reg)"
 	grep -q "regress@$(git -C "$src" rev-parse --short=7 regress)" reg ||
 	    atf_fail "the verdict does not name the regression's tree: $(cat reg)"
 	atf_check -s exit:0 -o save:unrel -e ignore \
-	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$u" -o res-unrel "$small"
+	    "$ubc" vm $VMOPTS -n auto $gate -k "$b" -k "$u" -o res-unrel "$small"
 	atf_check -s exit:0 -o save:self -e ignore \
-	    "$ubc" vm $VMOPTS -n 5 $gate -k "$b" -k "$b2" -o res-self "$small"
+	    "$ubc" vm $VMOPTS -n auto $gate -k "$b" -k "$b2" -o res-self "$small"
 
 	# git bisect run: every step builds incrementally in one directory;
 	# the base is measured once.

@@ -141,7 +141,7 @@ bad()
 	expect=$1
 	shift
 	atf_check -s exit:2 -o ignore -e save:err "$ubc" vm "$@"
-	grep -q "$expect" err || atf_fail "no '$expect' in: $(cat err)"
+	grep -q -- "$expect" err || atf_fail "no '$expect' in: $(cat err)"
 	no_leftovers
 }
 

@@ -6,6 +6,7 @@
  */
 #include <atf-c.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +85,35 @@ open_script(void)
 	    "def chi2(a, b):\n"
 	    "    r = st.chi2_contingency([a, b], correction=False)\n"
 	    "    print(repr(r[0]), r[2], repr(r[1]))\n"
-	    "lm = lambda v, axis=-1: np.sort(v, axis=axis)"
-	    "[..., (v.shape[axis] - 1) // 2]\n"
-	    "def ratio_ci(a, b, level):\n"
-	    "    r = st.bootstrap((a, b), lambda x, y, axis=-1:"
-	    " lm(y, axis) / lm(x, axis), method='percentile',"
-	    " confidence_level=level, n_resamples=20000, random_state=1)\n"
-	    "    print(repr(r.confidence_interval.low),"
-	    " repr(r.confidence_interval.high))\n");
+	    /*
+	     * The change by its definition: every pairwise difference, and
+	     * the rank test's null distribution counted by enumerating which
+	     * ranks fall to a (or scipy's normal quantile beyond 10 a side).
+	     */
+	    "import itertools, math\n"
+	    "def change(a, b, level):\n"
+	    "    lg = all(v > 0 for v in a + b)\n"
+	    "    f = math.log if lg else (lambda v: v)\n"
+	    "    base = sorted(a)[(len(a) - 1) // 2]\n"
+	    "    g = math.exp if lg else (lambda d: 1 + d / base)\n"
+	    "    d = sorted(f(y) - f(x) for x in a for y in b)\n"
+	    "    m, na, nb = len(d), len(a), len(b)\n"
+	    "    est = (d[(m - 1) // 2] + d[m // 2]) / 2\n"
+	    "    tail = (1 - level) / 2\n"
+	    "    if na <= 10 and nb <= 10:\n"
+	    "        cnt = [0] * (m + 1)\n"
+	    "        for c in itertools.combinations(range(na + nb), na):\n"
+	    "            cnt[sum(c) - na * (na - 1) // 2] += 1\n"
+	    "        tot, k, below = sum(cnt), 0, 0\n"
+	    "        while k < m // 2 and (below + cnt[k]) / tot <= tail:\n"
+	    "            below += cnt[k]; k += 1\n"
+	    "    else:\n"
+	    "        sd = math.sqrt(na * nb * (na + nb + 1) / 12)\n"
+	    "        k = max(0, math.floor(m / 2 - st.norm.isf(tail) * sd"
+	    " + 0.5))\n"
+	    "    lo = g(d[k - 1]) if k else -math.inf\n"
+	    "    hi = g(d[m - k]) if k else math.inf\n"
+	    "    print(repr(g(est)), repr(lo), repr(hi))\n");
 	return f;
 }
 
@@ -340,79 +362,176 @@ ATF_TC_BODY(emd, tc)
 	ATF_CHECK_EQ(stats_median_bucket((uint64_t[]){0, 0}, 2), -1);
 }
 
-/* The interval against scipy's over the same runs, within rel. */
+/* The change against the Python reference over the same runs. */
 static void
-ci_against_scipy(const double *a, size_t na, const double *b, size_t nb,
-    double level, const struct stats_ci *ci, double rel)
+change_against_python(
+    const double *a, size_t na, const double *b, size_t nb, double level)
 {
-	double want[2];
+	double want[3];
+	struct stats_change ch;
+	char err[128];
 	FILE *f = open_script();
 
 	py_list(f, "a", a, na);
 	py_list(f, "b", b, nb);
-	fprintf(f, "ratio_ci(a, b, %g)\n", level);
+	fprintf(f, "change(a, b, %g)\n", level);
 	fclose(f);
-	run_python(want, 2);
-	check_close(ci->lo, want[0], rel, "ci low");
-	check_close(ci->hi, want[1], rel, "ci high");
+	run_python(want, 3);
+	ATF_REQUIRE_EQ(
+	    stats_change(a, na, b, nb, level, &ch, err, sizeof(err)), 0);
+	ATF_REQUIRE(ch.valid);
+	check_close(ch.est, want[0], 1e-12, "estimate");
+	ATF_CHECK_EQ(ch.bounded, !isinf(want[1]));
+	if (ch.bounded) {
+		check_close(ch.lo, want[1], 1e-12, "interval low");
+		check_close(ch.hi, want[2], 1e-12, "interval high");
+	}
 }
 
-ATF_TC_WITHOUT_HEAD(bootstrap);
-ATF_TC_BODY(bootstrap, tc)
+ATF_TC_WITHOUT_HEAD(change);
+ATF_TC_BODY(change, tc)
 {
-	double a[7], b[9];
-	struct stats_ci ci, again;
-	char err[128];
+	double a[30], b[30];
+	size_t sizes[][2] = {
+	    {3, 3}, {4, 4}, {5, 5}, {7, 9}, {10, 6}, {20, 20}, {25, 30}};
 
 	require_scipy();
-	for (size_t i = 0; i < 7; i++)
-		a[i] = 10 + uniform();
-	for (size_t i = 0; i < 9; i++)
-		b[i] = 14 + 2 * uniform();
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
-	                   a, 7, b, 9, 20000, 0.95, 7, &ci, err, sizeof(err)),
-	    0);
-	ATF_REQUIRE(ci.valid);
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(a, 7, b, 9, 20000, 0.95, 7, &again,
-	                   err, sizeof(err)),
-	    0);
-	/* Seeded: the same input gives the same interval. */
-	ATF_CHECK(ci.lo == again.lo && ci.hi == again.hi);
-	ATF_CHECK(ci.lo <= stats_median(b, 9) / stats_median(a, 7));
-	ATF_CHECK(ci.hi >= stats_median(b, 9) / stats_median(a, 7));
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t i = 0; i < sizes[s][0]; i++)
+			a[i] = 10 + uniform();
+		for (size_t i = 0; i < sizes[s][1]; i++)
+			b[i] = 11 + 2 * uniform();
+		change_against_python(a, sizes[s][0], b, sizes[s][1], 0.95);
+		change_against_python(a, sizes[s][0], b, sizes[s][1], 0.9);
+	}
+	/* A count that can be 0: a shift over the baseline's median. */
+	for (size_t i = 0; i < 8; i++) {
+		a[i] = floor(4 * uniform());
+		b[i] = floor(6 * uniform());
+	}
+	a[0] = 0;
+	a[1] = a[2] = 3;
+	change_against_python(a, 8, b, 8, 0.95);
+}
+
+ATF_TC_WITHOUT_HEAD(change_edges);
+ATF_TC_BODY(change_edges, tc)
+{
+	double a[] = {1.2, 1.3, 1.1, 1.25, 1.22};
+	double b[] = {2.0, 2.1, 1.9, 2.2, 2.05};
+	double same[] = {7, 7, 7, 7, 7}, zero[] = {0, 0, 0, 1, 2};
+	struct stats_change ch;
+	char err[128];
+
+	/* Three against three can never bound a 95% interval. */
+	ATF_REQUIRE_EQ(
+	    stats_change(a, 3, b, 3, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK(ch.valid && !ch.bounded);
+	ATF_CHECK(isinf(ch.lo) && ch.lo < 0 && isinf(ch.hi) && ch.hi > 0);
+	/* Four against four can: the extreme differences. */
+	ATF_REQUIRE_EQ(
+	    stats_change(a, 4, b, 4, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK(ch.bounded);
+	check_close(ch.lo, 1.9 / 1.3, 1e-12, "4,4 low");
+	check_close(ch.hi, 2.2 / 1.1, 1e-12, "4,4 high");
+	/* What the header's example says. */
+	ATF_REQUIRE_EQ(
+	    stats_change(a, 5, b, 5, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK_MSG(fabs(ch.est - 1.68) < 0.005 &&
+	        fabs(ch.lo - 1.54) < 0.005 && fabs(ch.hi - 1.86) < 0.005,
+	    "example: %.3f [%.3f, %.3f]", ch.est, ch.lo, ch.hi);
+	/* No spread at all: the interval is the change itself. */
+	ATF_REQUIRE_EQ(
+	    stats_change(same, 5, same, 5, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK(ch.bounded && ch.est == 1 && ch.lo == 1 && ch.hi == 1);
+	/* A baseline whose median is 0 has no scale. */
+	ATF_REQUIRE_EQ(
+	    stats_change(zero, 5, b, 5, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK(!ch.valid);
+	ATF_REQUIRE_EQ(
+	    stats_change(a, 0, b, 5, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK(!ch.valid);
+}
+
+/* Normal noise from the test's generator (Box-Muller). */
+static double
+normal(void)
+{
+	double u = uniform(), v = uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * acos(-1.0) * v);
+}
+
+/* n runs of a metric: value times e^(sigma N(0,1)). */
+static void
+draw(double *v, size_t n, double value, double sigma)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = value * exp(sigma * normal());
+}
+
+/*
+ * Trials of n runs a side, b truth times a in noise sigma: the share whose
+ * interval holds truth, and the share whose interval misses limit.
+ */
+static void
+trials(size_t n, double truth, double sigma, double limit, unsigned count,
+    double *covered, double *decided)
+{
+	double a[256], b[256];
+	struct stats_change ch;
+	char err[128];
+	unsigned hold = 0, miss = 0;
+
+	for (unsigned t = 0; t < count; t++) {
+		draw(a, n, 1000, sigma);
+		draw(b, n, 1000 * truth, sigma);
+		ATF_REQUIRE_EQ(
+		    stats_change(a, n, b, n, 0.95, &ch, err, sizeof(err)), 0);
+		hold += ch.lo <= truth && truth <= ch.hi;
+		miss += ch.bounded && (ch.lo > limit || ch.hi < limit);
+	}
+	*covered = (double)hold / count;
+	*decided = (double)miss / count;
+}
+
+ATF_TC_WITHOUT_HEAD(change_coverage);
+ATF_TC_BODY(change_coverage, tc)
+{
+	double c6, c30, unused;
 
 	/*
-	 * scipy draws other resamples, so the endpoints agree only to the
-	 * Monte Carlo error: 20000 resamples each keep it well under 2%.
+	 * 6 against 6 at 95% reaches 1 - 2 * 19 / 924 = 95.9% exactly;
+	 * 2000 trials put the share within 1.6 points of it, nearly always.
 	 */
-	ci_against_scipy(a, 7, b, 9, 0.95, &ci, 0.02);
-
-	/* A baseline with a zero: the ratio is undefined. */
-	a[3] = 0;
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
-	                   a, 7, b, 9, 100, 0.95, 7, &ci, err, sizeof(err)),
-	    0);
-	ATF_CHECK(!ci.valid);
+	trials(6, 1.1, 0.05, 1, 2000, &c6, &unused);
+	trials(30, 0.9, 0.1, 1, 2000, &c30, &unused);
+	ATF_CHECK_MSG(c6 >= 0.943 && c6 <= 0.975, "6 a side: %.3f", c6);
+	ATF_CHECK_MSG(c30 >= 0.934 && c30 <= 0.966, "30 a side: %.3f", c30);
 }
 
-ATF_TC_WITHOUT_HEAD(bootstrap_many);
-ATF_TC_BODY(bootstrap_many, tc)
+ATF_TC_WITHOUT_HEAD(change_runs);
+ATF_TC_BODY(change_runs, tc)
 {
-	double a[101], b[99];
-	struct stats_ci ci;
-	char err[128];
+	double a[200], b[200], at, below, unused;
+	size_t n;
 
-	require_scipy();
-	/* Many runs, with ties: the resampled medians go through selection. */
-	for (size_t i = 0; i < 101; i++)
-		a[i] = 100 + floor(20 * uniform());
-	for (size_t i = 0; i < 99; i++)
-		b[i] = 104 + floor(20 * uniform());
-	ATF_REQUIRE_EQ(stats_bootstrap_ratio(
-	                   a, 101, b, 99, 20000, 0.9, 3, &ci, err, sizeof(err)),
-	    0);
-	ATF_REQUIRE(ci.valid);
-	ci_against_scipy(a, 101, b, 99, 0.9, &ci, 0.01);
+	/* A 10% rise, 5% noise, against a +5% limit: measured well. */
+	draw(a, 200, 1000, 0.05);
+	draw(b, 200, 1100, 0.05);
+	n = stats_change_runs(a, 200, b, 200, 0.95, 1.05);
+	ATF_REQUIRE_MSG(n >= 4 && n <= 200, "runs: %zu", n);
+	/* Four in five decide at that count; far fewer at a third of it. */
+	trials(n, 1.1, 0.05, 1.05, 500, &unused, &at);
+	trials(n / 3 > 4 ? n / 3 : 4, 1.1, 0.05, 1.05, 500, &unused, &below);
+	ATF_CHECK_MSG(at >= 0.7 && at <= 0.92, "%zu runs: %.2f decided", n, at);
+	ATF_CHECK_MSG(below < at - 0.2, "%zu runs: %.2f decided, %zu: %.2f",
+	    n / 3, below, n, at);
+	/* On the limit, nothing decides; no spread, the fewest runs do. */
+	ATF_CHECK_EQ(stats_change_runs(a, 200, a, 200, 0.95, 1.0), SIZE_MAX);
+	for (size_t i = 0; i < 3; i++)
+		a[i] = 5, b[i] = 6;
+	ATF_CHECK_EQ(stats_change_runs(a, 3, b, 3, 0.95, 1.1), 4);
 }
 
 ATF_TP_ADD_TCS(tp)
@@ -424,7 +543,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, chi2_sf);
 	ATF_TP_ADD_TC(tp, chi2_hist);
 	ATF_TP_ADD_TC(tp, emd);
-	ATF_TP_ADD_TC(tp, bootstrap);
-	ATF_TP_ADD_TC(tp, bootstrap_many);
+	ATF_TP_ADD_TC(tp, change);
+	ATF_TP_ADD_TC(tp, change_edges);
+	ATF_TP_ADD_TC(tp, change_coverage);
+	ATF_TP_ADD_TC(tp, change_runs);
 	return atf_no_error();
 }
