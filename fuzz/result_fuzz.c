@@ -43,8 +43,7 @@ text_clean(json_t *doc)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* Few resamples: the statistics are not what is under test. */
-	struct cmp_opts opts = {0.05, 0.95, 20, 0.1};
+	struct cmp_opts opts = CMP_OPTS_DEFAULT;
 	const char *path = fuzz_input_file(data, size);
 	FILE *sink = fuzz_sink();
 	struct cmp_result *r[2];
