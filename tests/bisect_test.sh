@@ -257,7 +257,7 @@ EOF
 	first=$(sed -n 4p commits)
 	(cd tree && git bisect start "$(sed -n 5p ../commits)" "$(sed -n 1p ../commits)" &&
 	    git bisect run "$step" -b "$kA" -F "$gate" -a "$small" -o "$PWD/../steps" \
-	    -- -n 5 $vmopts) >out 2>err ||
+	    -- -n auto $vmopts) >out 2>err ||
 	    atf_fail "git bisect run failed: $( (cat out; tail -n 20 err) | tr "\n" " ")"
 	cat err >&2
 	grep -q "^$first is the first bad commit" out ||
