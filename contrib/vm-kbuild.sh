@@ -1,17 +1,27 @@
 #!/bin/sh
 # vm-kbuild.sh - builds a kernel source tree for `ubcreplay vm -k`: gives it
 # the config a guest needs (contrib/guest.config, everything built in),
-# builds bzImage (and modules, when the config has them) incrementally, with
-# ccache when it is installed, and prints the build directory, which -k
-# takes. Never part of a cell's life: build first, then boot.
+# builds bzImage (and modules, when the config has them; with -a um the
+# program linux) incrementally, with ccache when it is installed, and
+# prints the build directory, which -k takes. Never part of a cell's life:
+# build first, then boot.
 #
-#   vm-kbuild.sh [-n] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE
+#   vm-kbuild.sh [-n] [-a x86|um] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE
 #
+#   -a ARCH  x86 (the default: bzImage for QEMU) or um: User Mode Linux
+#            (make ARCH=um, the program DIR/linux), with
+#            contrib/guest-um.config over the tree's UML defconfig, after
+#            the project's patches to the tree's UML code
+#            (contrib/uml-patches/*.patch, in name order) are applied to
+#            TREE itself. A patch already applied is recognised and left;
+#            one that does not apply is an error naming it. What was
+#            applied is listed in DIR/kbuild.patches (name and sha256).
 #   -O DIR   the build directory (make O=DIR). By default the tree itself
 #            when it has a .config of its own (an in-tree build), else
-#            $UBC_KBUILD_CACHE/NAME-HASH (/var/cache/ubcreplay/kbuild when
-#            writable, else ~/.cache/ubcreplay/kbuild), kept between runs
-#            so that the next build of the tree is incremental
+#            $UBC_KBUILD_CACHE/NAME-HASH, NAME-um-HASH with -a um
+#            (/var/cache/ubcreplay/kbuild when writable, else
+#            ~/.cache/ubcreplay/kbuild), kept between runs so that the
+#            next build of the tree is incremental
 #   -s SEED  a build directory that does not exist yet starts as a copy
 #            of SEED, another build of the same tree (modification times
 #            kept): a patched tree then builds incrementally beside its
@@ -21,7 +31,7 @@
 #   -c BASE  what a build directory without a .config starts from:
 #            tinyconfig (the default: the smallest and fastest to build;
 #            contrib/guest-tinyconfig.config undoes its size-only choices)
-#            or defconfig
+#            or defconfig; with -a um, defconfig is the default
 #
 # A .config already there is kept: only the must-haves it lacks are added,
 # and named on stderr. A must-have that olddefconfig drops (its
@@ -40,12 +50,13 @@ set -u
 
 me=vm-kbuild.sh
 here=$(cd "$(dirname "$0")" && pwd)
-frag=${UBC_KBUILD_CONFIG:-$here/guest.config}
+frag=
+arch=x86
 obj=
 seed=
 only_config=
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-start_config=tinyconfig
+start_config=
 
 die()
 {
@@ -53,10 +64,11 @@ die()
 	exit 2
 }
 
-usage="usage: $me [-n] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE"
-while getopts nO:s:j:c: opt; do
+usage="usage: $me [-n] [-a x86|um] [-O DIR] [-s SEED] [-j N] [-c tinyconfig|defconfig] TREE"
+while getopts na:O:s:j:c: opt; do
 	case $opt in
 	n) only_config=1 ;;
+	a) arch=$OPTARG ;;
 	O) obj=$OPTARG ;;
 	s) seed=$OPTARG ;;
 	j) jobs=$OPTARG ;;
@@ -66,6 +78,17 @@ while getopts nO:s:j:c: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || die "$usage"
+case $arch in
+x86)
+	frag=${UBC_KBUILD_CONFIG:-$here/guest.config}
+	: "${start_config:=tinyconfig}"
+	;;
+um)
+	frag=${UBC_KBUILD_CONFIG:-$here/guest-um.config}
+	: "${start_config:=defconfig}"
+	;;
+*) die "-a '$arch': x86 or um" ;;
+esac
 case $start_config in
 tinyconfig | defconfig) ;;
 *) die "-c '$start_config': tinyconfig or defconfig" ;;
@@ -92,6 +115,7 @@ if [ -z "$obj" ]; then
 	else
 		hash=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
 		obj=$cache/$(basename "$tree")-$hash
+		[ "$arch" = x86 ] || obj=$cache/$(basename "$tree")-$arch-$hash
 	fi
 fi
 # reseat FROM COPY TO: the build tools' records in COPY (a copy of the
@@ -136,21 +160,55 @@ if command -v ccache >/dev/null 2>&1; then
 	: "${CCACHE_DIR:=$(dirname "$cache")/ccache}"
 	export CCACHE_DIR
 fi
+makearch=
+[ "$arch" = x86 ] || makearch=ARCH=$arch
 mk()
 {
 	if [ "$obj" = "$tree" ]; then
-		make -C "$tree" CC="$cc" "$@"
+		make -C "$tree" $makearch CC="$cc" "$@"
 	else
-		make -C "$tree" O="$obj" CC="$cc" "$@"
+		make -C "$tree" $makearch O="$obj" CC="$cc" "$@"
 	fi
 }
 
-# The must-haves .config lacks, one a line.
+# The project's patches to the tree's UML code, applied to the tree once:
+# one whose reverse applies is there already. Listed with their sha256 in
+# $obj/kbuild.patches.
+uml_patches()
+{
+	: >"$obj/kbuild.patches" || die "cannot write '$obj/kbuild.patches'"
+	for p in "$here"/uml-patches/*.patch; do
+		[ -f "$p" ] || continue
+		if patch -d "$tree" -p1 -R -F0 -s -f --dry-run <"$p" >/dev/null 2>&1; then
+			echo "$me: $(basename "$p"): already in $tree" >&2
+		elif patch -d "$tree" -p1 -N -F0 -s -f --dry-run <"$p" >/dev/null 2>&1; then
+			patch -d "$tree" -p1 -N -F0 -s -f <"$p" >>"$log" 2>&1 ||
+			    die "'$p' failed to apply to '$tree' (see $log)"
+			echo "$me: $(basename "$p"): applied to $tree" >&2
+		else
+			die "'$p' does not apply to '$tree' (not this tree's UML code, or changed by hand)"
+		fi
+		echo "$(basename "$p") $(sha256sum <"$p" | cut -d' ' -f1)" \
+		    >>"$obj/kbuild.patches"
+	done
+}
+[ "$arch" != um ] || uml_patches
+
+# The must-haves .config lacks, one a line: "# CONFIG_X is not set" in the
+# fragment is a must-not-have.
 lacking()
 {
-	grep '^CONFIG_[A-Za-z0-9_]*=' "$frag" | while IFS= read -r want; do
-		grep -qx "$want" "$obj/.config" || echo "$want"
-	done
+	grep -E '^CONFIG_[A-Za-z0-9_]*=|^# CONFIG_[A-Za-z0-9_]* is not set$' "$frag" |
+	    while IFS= read -r want; do
+		case $want in
+		'# '*)
+			opt=${want#\# }
+			opt=${opt%% *}
+			! grep -q "^$opt=" "$obj/.config" || echo "$want"
+			;;
+		*) grep -qx "$want" "$obj/.config" || echo "$want" ;;
+		esac
+	    done
 }
 
 # failed WHAT: the log's last lines, then exit 2.
@@ -172,7 +230,8 @@ if [ ! -f "$obj/.config" ]; then
 else
 	missing=$(lacking)
 	if [ -n "$missing" ]; then
-		echo "$me: adding to $obj/.config:" $(echo "$missing" | sed 's/=.*//') >&2
+		echo "$me: adding to $obj/.config:" $(echo "$missing" |
+		    sed 's/=.*//; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/no-\1/') >&2
 		echo "$missing" >"$obj/kbuild-missing.config"
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 		    "$obj/.config" "$obj/kbuild-missing.config" >>"$log" 2>&1
@@ -201,8 +260,10 @@ if head=$(git -C "$tree" rev-parse --verify -q HEAD 2>/dev/null); then
 	built="$head $state"
 fi
 rm -f "$obj/kbuild.commit"
+image=arch/x86/boot/bzImage
 targets=bzImage
-grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets="bzImage modules"
+[ "$arch" != um ] || image=linux targets=linux
+grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets="$targets modules"
 start=$(date +%s)
 rcfile=$obj/.kbuild.rc
 rm -f "$rcfile"
@@ -224,7 +285,7 @@ rc=$(cat "$rcfile" 2>/dev/null || echo 1)
 rm -f "$rcfile"
 secs=$(($(date +%s) - start))
 [ "$rc" -eq 0 ] || failed "make $targets (exit $rc, after ${secs}s)"
-[ -f "$obj/arch/x86/boot/bzImage" ] || failed "make $targets (no bzImage)"
+[ -f "$obj/$image" ] || failed "make $targets (no $image)"
 echo "$secs" >"$obj/kbuild.time"
 [ -z "$built" ] || echo "$built" >"$obj/kbuild.commit"
 echo "$me: built $(cat "$obj/include/config/kernel.release") in ${secs}s" >&2
