@@ -31,9 +31,15 @@ gate_body()
 	atf_check -s exit:0 -o match:"no baseline yet" -e ignore \
 	    $(fsci) -t ext4 -u -b base.json -o first.json "$small"
 	[ -f base.json ] || atf_fail "no baseline written"
-	atf_check -s exit:0 -o match:"PASS write.mean_bytes:-20%" -e ignore \
-	    $(fsci) -t ext4 -b base.json -F write.mean_bytes:-20% -o same.json \
-	    "$small"
+	# The same configuration: never a failure; five runs a side pass a
+	# 20% gate unless the runner is noisy enough to leave it undecided.
+	$(fsci) -t ext4 -b base.json -F write.mean_bytes:-20% -o same.json \
+	    "$small" >same.out 2>same.err
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 3 ] ||
+	    atf_fail "the same configuration exits $rc: $(cat same.out same.err | tail -n 5)"
+	grep -Eq "^  (PASS|UNDECIDED) write.mean_bytes:-20%" same.out ||
+	    atf_fail "no verdict on the same configuration"
 	atf_check -s exit:1 -o save:out -e match:"a gate failed" \
 	    $(fsci) -t ext4 -O sync -b base.json -F write.mean_bytes:-20% \
 	    -o sync.json "$small"
