@@ -1,12 +1,10 @@
 /*
  * gate.c - CI gates judged on a comparison; see gate.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gate.h"
