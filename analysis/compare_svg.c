@@ -375,8 +375,7 @@ changes_panel(FILE *fp, const struct cmp *c, const struct gate_verdict *v,
 	}
 	y = top + CHG_ROW / 2.0;
 	for (size_t g = 0; g < nv; g++, y += CHG_ROW) {
-		double limit =
-		    1 + v[g].gate->direction * v[g].gate->limit_pct / 100;
+		double limit = gate_limit_ratio(v[g].gate);
 		double lx = ratio_x(limit, lo, hi);
 
 		snprintf(name, sizeof(name), "%s %c: %s", v[g].gate->spec,

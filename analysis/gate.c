@@ -43,6 +43,12 @@ cmp_gate_parse(const char *spec, struct cmp_gate *g, char *err, size_t errlen)
 	return 0;
 }
 
+double
+gate_limit_ratio(const struct cmp_gate *g)
+{
+	return 1 + g->direction * g->limit_pct / 100;
+}
+
 int
 gate_rule_parse(const char *s, enum gate_rule *rule)
 {
@@ -136,13 +142,13 @@ judge_interval(const struct cmp *c, const struct cmp_row *row, size_t result,
 	    cmp_result_series(c->result[0], row->name);
 	const struct cmp_series *sb =
 	    cmp_result_series(c->result[result], row->name);
-	double limit = 1 + v->gate->direction * v->gate->limit_pct / 100;
+	double ratio = gate_limit_ratio(v->gate), limit = ratio;
 	double lo = v->ch.lo, hi = v->ch.hi;
 
 	if (v->gate->direction < 0) {
 		lo = -v->ch.hi;
 		hi = -v->ch.lo;
-		limit = -limit;
+		limit = -ratio;
 	}
 	/* Now a rise beyond limit fails: [lo, hi] against it. */
 	if (v->ch.bounded && lo > limit)
@@ -151,9 +157,8 @@ judge_interval(const struct cmp *c, const struct cmp_row *row, size_t result,
 		v->outcome = GATE_PASS;
 	else {
 		v->outcome = GATE_UNDECIDED;
-		v->runs =
-		    stats_change_runs(sa->v, sa->n, sb->v, sb->n, c->opts.level,
-		        1 + v->gate->direction * v->gate->limit_pct / 100);
+		v->runs = stats_change_runs(
+		    sa->v, sa->n, sb->v, sb->n, c->opts.level, ratio);
 	}
 }
 

@@ -56,6 +56,9 @@ struct cmp_gate {
 int cmp_gate_parse(
     const char *spec, struct cmp_gate *g, char *err, size_t errlen);
 
+/* The limit as a ratio to the baseline: 1.1 for +10%, 0.8 for -20%. */
+double gate_limit_ratio(const struct cmp_gate *g);
+
 enum gate_rule { GATE_RULE_INTERVAL, GATE_RULE_SIGNIFICANCE };
 
 /* Parses "interval" or "significance". */
