@@ -158,7 +158,7 @@ judge_interval(const struct cmp *c, const struct cmp_row *row, size_t result,
 	else {
 		v->outcome = GATE_UNDECIDED;
 		v->runs = stats_change_runs(
-		    sa->v, sa->n, sb->v, sb->n, c->opts.level, ratio);
+		    sa->v, sa->n, sb->v, sb->n, &v->ch, c->opts.level, ratio);
 	}
 }
 

@@ -298,19 +298,15 @@ mad(const double *v, size_t n, int logscale, double *scratch)
 
 size_t
 stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
-    double level, double limit)
+    const struct stats_change *ch, double level, double limit)
 {
 	double base, sigma, dist, z, *scratch, want;
 	size_t least = 2;
-	struct stats_change ch;
 	int logscale;
-	char err[8];
 
-	if (na == 0 || nb == 0 ||
+	if (na == 0 || nb == 0 || !ch->valid ||
 	    change_scale(a, na, b, nb, &logscale, &base) == -1 ||
-	    (logscale && !(limit > 0)) ||
-	    stats_change(a, na, b, nb, level, &ch, err, sizeof(err)) == -1 ||
-	    !ch.valid)
+	    (logscale && !(limit > 0)))
 		return SIZE_MAX;
 	if ((scratch = calloc(na > nb ? na : nb, sizeof(*scratch))) == NULL)
 		return SIZE_MAX;
@@ -320,8 +316,8 @@ stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
 	             pow(mad(b, nb, logscale, scratch), 2)) /
 	        2);
 	free(scratch);
-	dist = logscale ? fabs(log(ch.est) - log(limit))
-	                : fabs(ch.est - limit) * base;
+	dist = logscale ? fabs(log(ch->est) - log(limit))
+	                : fabs(ch->est - limit) * base;
 	if (!(dist > 0))
 		return SIZE_MAX;
 	while (interval_rank(least, least, level) == 0)

@@ -110,12 +110,12 @@ int stats_change(const double *a, size_t na, const double *b, size_t nb,
  * About how many runs a side the interval at level needs to lie wholly on
  * one side of limit (a ratio) four times in five, were the runs to go on as
  * they are: from their spread (the median absolute deviations, pooled) and
- * the distance from the estimate to the limit. At least the fewest runs that
- * bound an interval at all. SIZE_MAX when the estimate sits on the limit, or no
- * number of runs would do.
+ * the distance from ch's estimate (stats_change of the same runs) to the
+ * limit. At least the fewest runs that bound an interval at all. SIZE_MAX
+ * when the estimate sits on the limit, or no number of runs would do.
  */
 size_t stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
-    double level, double limit);
+    const struct stats_change *ch, double level, double limit);
 
 /* Chi-square test of homogeneity over two histograms. */
 struct stats_chi2 {

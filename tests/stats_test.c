@@ -510,6 +510,19 @@ ATF_TC_BODY(change_coverage, tc)
 	ATF_CHECK_MSG(c30 >= 0.934 && c30 <= 0.966, "30 a side: %.3f", c30);
 }
 
+/* stats_change_runs at 95% on the change of a and b. */
+static size_t
+runs_to_decide(
+    const double *a, size_t na, const double *b, size_t nb, double limit)
+{
+	struct stats_change ch;
+	char err[128];
+
+	ATF_REQUIRE_EQ(
+	    stats_change(a, na, b, nb, 0.95, &ch, err, sizeof(err)), 0);
+	return stats_change_runs(a, na, b, nb, &ch, 0.95, limit);
+}
+
 ATF_TC_WITHOUT_HEAD(change_runs);
 ATF_TC_BODY(change_runs, tc)
 {
@@ -519,7 +532,7 @@ ATF_TC_BODY(change_runs, tc)
 	/* A 10% rise, 5% noise, against a +5% limit: measured well. */
 	draw(a, 200, 1000, 0.05);
 	draw(b, 200, 1100, 0.05);
-	n = stats_change_runs(a, 200, b, 200, 0.95, 1.05);
+	n = runs_to_decide(a, 200, b, 200, 1.05);
 	ATF_REQUIRE_MSG(n >= 4 && n <= 200, "runs: %zu", n);
 	/* Four in five decide at that count; far fewer at a third of it. */
 	trials(n, 1.1, 0.05, 1.05, 500, &unused, &at);
@@ -528,10 +541,10 @@ ATF_TC_BODY(change_runs, tc)
 	ATF_CHECK_MSG(below < at - 0.2, "%zu runs: %.2f decided, %zu: %.2f",
 	    n / 3, below, n, at);
 	/* On the limit, nothing decides; no spread, the fewest runs do. */
-	ATF_CHECK_EQ(stats_change_runs(a, 200, a, 200, 0.95, 1.0), SIZE_MAX);
+	ATF_CHECK_EQ(runs_to_decide(a, 200, a, 200, 1.0), SIZE_MAX);
 	for (size_t i = 0; i < 3; i++)
 		a[i] = 5, b[i] = 6;
-	ATF_CHECK_EQ(stats_change_runs(a, 3, b, 3, 0.95, 1.1), 4);
+	ATF_CHECK_EQ(runs_to_decide(a, 3, b, 3, 1.1), 4);
 }
 
 ATF_TP_ADD_TCS(tp)
