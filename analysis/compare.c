@@ -87,10 +87,15 @@ put(struct cmp_result *r, const char *name, enum cmp_unit unit, int detail,
 {
 	struct cmp_series *s = series_get(r, name, unit, detail);
 	double *v;
+	int64_t *k;
 
 	if (s == NULL || (v = realloc(s->v, (s->n + 1) * sizeof(*v))) == NULL)
 		return -1;
 	s->v = v;
+	if ((k = realloc(s->key, (s->n + 1) * sizeof(*k))) == NULL)
+		return -1;
+	s->key = k;
+	s->key[s->n] = r->key;
 	s->v[s->n++] = value;
 	return 0;
 }
@@ -380,8 +385,10 @@ cmp_result_free(struct cmp_result *r)
 {
 	if (r == NULL)
 		return;
-	for (size_t i = 0; i < r->nseries; i++)
+	for (size_t i = 0; i < r->nseries; i++) {
 		free(r->series[i].v);
+		free(r->series[i].key);
+	}
 	free(r->series);
 	free(r->path);
 	free(r->label);
@@ -507,10 +514,11 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 
 /* The successful runs of one boot, added to r. */
 static int
-reduce_runs(
-    struct cmp_result *r, json_t *runs, const char *fsdevs, int fs_count)
+reduce_runs(struct cmp_result *r, json_t *boot, json_t *runs,
+    const char *fsdevs, int fs_count)
 {
-	json_t *run;
+	json_t *run,
+	    *seed = json_object_get(json_object_get(boot, "vm"), "seed");
 	size_t i;
 
 	r->runs += json_array_size(runs);
@@ -518,6 +526,12 @@ reduce_runs(
 		if (strcmp(str_at(run, "status"), "ok") != 0)
 			continue;
 		r->runs_ok++;
+		/* A seeded boot's runs are keyed for pairing (cmp_series). */
+		r->key = json_is_integer(seed) &&
+		        json_integer_value(seed) >= 0 &&
+		        json_integer_value(seed) < INT64_MAX / 4096 && i < 4096
+		    ? json_integer_value(seed) * 4096 + (int64_t)i
+		    : -1;
 		if (reduce_run(r, run, fsdevs, fs_count) == -1)
 			return -1;
 	}
@@ -596,7 +610,7 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 	    r->kernel_release == NULL)
 		goto nomem;
 
-	if (reduce_runs(r, runs, fsdevs, fs_count) == -1)
+	if (reduce_runs(r, doc, runs, fsdevs, fs_count) == -1)
 		goto nomem;
 	/* A guest's further boots of the same cell (vm -n MIN..MAX). */
 	r->boots = 1;
@@ -611,7 +625,7 @@ cmp_result_from_json(json_t *doc, const char *name, char *err, size_t errlen)
 			return NULL;
 		}
 		fs_count = fs_devices(boot, fsdevs, sizeof(fsdevs));
-		if (reduce_runs(r, json_object_get(boot, "runs"), fsdevs,
+		if (reduce_runs(r, boot, json_object_get(boot, "runs"), fsdevs,
 		        fs_count) == -1)
 			goto nomem;
 		r->boots++;
@@ -887,11 +901,61 @@ machines_comparable(struct cmp *c)
 	return warn(c, "%s", c->sizes_why);
 }
 
+/*
+ * Whether sa's and sb's runs ran on the same seeds, each once: then *pa and
+ * *pb (allocated) hold their values in the order of the keys, and 1 is
+ * returned. 0 when they are not pairs, -1 when memory runs out.
+ */
+static int
+pairs_of(const struct cmp_series *sa, const struct cmp_series *sb, double **pa,
+    double **pb)
+{
+	size_t n = sa->n;
+
+	*pa = *pb = NULL;
+	if (n == 0 || sb->n != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (sa->key[i] < 0)
+			return 0;
+	if ((*pa = calloc(n, sizeof(**pa))) == NULL ||
+	    (*pb = calloc(n, sizeof(**pb))) == NULL) {
+		free(*pa);
+		*pa = NULL;
+		return -1;
+	}
+	/* Each of a's keys, in a's order, once in b (n is runs: tens). */
+	for (size_t i = 0; i < n; i++) {
+		size_t j, found = 0;
+
+		for (size_t k = 0; k < n; k++)
+			if (sa->key[k] == sa->key[i] && k != i)
+				goto unpaired;
+		for (j = 0; j < n; j++)
+			if (sb->key[j] == sa->key[i]) {
+				(*pb)[i] = sb->v[j];
+				found++;
+			}
+		if (found != 1)
+			goto unpaired;
+		(*pa)[i] = sa->v[i];
+	}
+	return 1;
+unpaired:
+	free(*pa);
+	free(*pb);
+	*pa = *pb = NULL;
+	return 0;
+}
+
 static int
 compare_cell(const struct cmp *c, const struct cmp_series *sa,
     const struct cmp_series *sb, struct cmp_cell *cell, size_t result,
     char *err, size_t errlen)
 {
+	double *pa, *pb;
+	int paired, rc;
+
 	cell->present = sb != NULL && sb->n > 0;
 	if (!cell->present)
 		return 0;
@@ -907,10 +971,25 @@ compare_cell(const struct cmp *c, const struct cmp_series *sa,
 			cell->change_pct = (cell->ratio - 1) * 100;
 		}
 	}
-	stats_mannwhitney(sa->v, sa->n, sb->v, sb->n, &cell->mw);
-	cell->pmin = stats_mw_pmin(sa->n, sb->n);
-	if (stats_change(sa->v, sa->n, sb->v, sb->n, c->opts.level, &cell->ch,
-	        err, errlen) == -1)
+	if ((paired = pairs_of(sa, sb, &pa, &pb)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (paired) {
+		cell->pairs = sa->n;
+		stats_signedrank(pa, pb, sa->n, &cell->mw);
+		cell->pmin = stats_sr_pmin(sa->n);
+		rc = stats_change_paired(
+		    pa, pb, sa->n, c->opts.level, &cell->ch, err, errlen);
+		free(pa);
+		free(pb);
+	} else {
+		stats_mannwhitney(sa->v, sa->n, sb->v, sb->n, &cell->mw);
+		cell->pmin = stats_mw_pmin(sa->n, sb->n);
+		rc = stats_change(sa->v, sa->n, sb->v, sb->n, c->opts.level,
+		    &cell->ch, err, errlen);
+	}
+	if (rc == -1)
 		return -1;
 	if (cell->pmin > c->opts.alpha)
 		cell->verdict = CMP_TOO_FEW;
@@ -919,6 +998,25 @@ compare_cell(const struct cmp *c, const struct cmp_series *sa,
 	else
 		cell->verdict = CMP_SAME;
 	return 0;
+}
+
+size_t
+cmp_change_runs(const struct cmp *c, const struct cmp_series *sa,
+    const struct cmp_series *sb, const struct cmp_cell *cell, double limit)
+{
+	double *pa, *pb;
+	size_t n;
+
+	if (cell->pairs == 0)
+		return stats_change_runs(sa->v, sa->n, sb->v, sb->n, &cell->ch,
+		    c->opts.level, limit);
+	if (pairs_of(sa, sb, &pa, &pb) != 1)
+		return SIZE_MAX;
+	n = stats_change_paired_runs(
+	    pa, pb, sa->n, &cell->ch, c->opts.level, limit);
+	free(pa);
+	free(pb);
+	return n;
 }
 
 static int

@@ -60,6 +60,13 @@ struct cmp_series {
 	int detail; /* shown only with --all */
 	size_t n;
 	double *v;
+	/*
+	 * Per value, the run's place on a seeded machine: its boot's seed
+	 * ("vm" "seed") and its index in that boot, as seed * 4096 + index;
+	 * -1 for a run without a seed. Runs of two results with the same
+	 * keys ran on the same seeds, and are compared as pairs.
+	 */
+	int64_t *key;
 };
 
 enum {
@@ -123,6 +130,7 @@ struct cmp_result {
 	size_t runs;                /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t boots; /* the guest boots they ran in ("boots"), else 1 */
+	int64_t key;  /* while reading: the run's key (cmp_series) */
 	size_t nseries;
 	struct cmp_series *series;
 	/* Summed over the successful runs, every phase. */
@@ -163,6 +171,12 @@ struct cmp_cell {
 	struct stats_mw mw;
 	double pmin;            /* smallest p these run counts allow */
 	struct stats_change ch; /* the change's estimate and interval */
+	/*
+	 * The pairs compared when both results ran on the same seeds (mw then
+	 * holds the signed-rank test, pmin its smallest p, ch the paired
+	 * change); 0 when the runs are compared as independent sets.
+	 */
+	size_t pairs;
 	enum cmp_verdict verdict;
 };
 
@@ -227,6 +241,15 @@ void cmp_free(struct cmp *c);
 
 /* The row for a metric name, or NULL. */
 const struct cmp_row *cmp_row_find(const struct cmp *c, const char *name);
+
+/*
+ * About how many runs a side (pairs, when cell was compared as pairs) of
+ * sa against sb would put cell's interval wholly on one side of limit, a
+ * ratio, four times in five: stats_change_runs or
+ * stats_change_paired_runs. SIZE_MAX when none would.
+ */
+size_t cmp_change_runs(const struct cmp *c, const struct cmp_series *sa,
+    const struct cmp_series *sb, const struct cmp_cell *cell, double limit);
 
 /*
  * The text report: results, metric table, histograms, series. all: every

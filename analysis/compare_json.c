@@ -83,6 +83,8 @@ metric(const struct cmp *c, const struct cmp_row *row)
 		    cell->sum.median, "verdict", verdict_name(cell->verdict),
 		    "p", cell->mw.p);
 		bad = o == NULL || put_change(o, &cell->ch) == -1 ||
+		    json_object_set_new(
+		        o, "pairs", json_integer((json_int_t)cell->pairs)) ||
 		    json_array_append_new(ch, o) == -1;
 	}
 	if (bad) {
@@ -101,6 +103,8 @@ verdict(const struct gate_verdict *v)
 	    gate_outcome_name(v->outcome));
 
 	if (o == NULL || put_change(o, &v->ch) == -1 ||
+	    json_object_set_new(
+	        o, "pairs", json_integer((json_int_t)v->pairs)) == -1 ||
 	    json_object_set_new(o, "runs_to_decide",
 	        v->outcome != GATE_UNDECIDED || v->runs == SIZE_MAX
 	            ? json_null()

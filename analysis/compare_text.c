@@ -288,17 +288,19 @@ static void
 print_change(
     FILE *fp, const struct cmp_row *row, const struct cmp_cell *cell, int width)
 {
-	char head[192], chg[96], p[64];
+	char head[192], chg[96], p[80], how[32];
 
 	if (cell->ch.valid)
 		cmp_format_change(chg, sizeof(chg), &cell->ch);
 	else
 		snprintf(chg, sizeof(chg), "the baseline's median is 0");
 	snprintf(head, sizeof(head), "  %-24s %-26s", row->name, chg);
+	snprintf(how, sizeof(how), "%s%s",
+	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.",
+	    cell->pairs > 0 ? ", paired" : "");
 	snprintf(p, sizeof(p),
 	    cell->mw.p < 1e-4 ? "p %.1e (%s)%s" : "p %.4f (%s)%s", cell->mw.p,
-	    cell->mw.method == STATS_MW_EXACT ? "exact" : "normal approx.",
-	    cell->verdict == CMP_CHANGED ? " *" : "");
+	    how, cell->verdict == CMP_CHANGED ? " *" : "");
 	if (width <= 0 || strlen(head) + 2 + strlen(p) <= (size_t)width)
 		fprintf(fp, "%s  %s\n", head, p);
 	else

@@ -157,8 +157,7 @@ judge_interval(const struct cmp *c, const struct cmp_row *row, size_t result,
 		v->outcome = GATE_PASS;
 	else {
 		v->outcome = GATE_UNDECIDED;
-		v->runs = stats_change_runs(
-		    sa->v, sa->n, sb->v, sb->n, &v->ch, c->opts.level, ratio);
+		v->runs = cmp_change_runs(c, sa, sb, &row->cell[result], ratio);
 	}
 }
 
@@ -200,6 +199,7 @@ gate_judge(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
 			v.p = cell->mw.p;
 			v.na = row->cell[0].sum.n;
 			v.nb = cell->sum.n;
+			v.pairs = cell->pairs;
 			if (rule == GATE_RULE_SIGNIFICANCE) {
 				if (judge_significance(
 				        c, row, cell, &v, err, errlen) == -1)

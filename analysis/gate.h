@@ -78,6 +78,7 @@ struct gate_verdict {
 	struct stats_change ch; /* the change and its interval */
 	double p;               /* the rank test's */
 	size_t na, nb;          /* the runs judged */
+	size_t pairs;           /* as pairs on the same seeds; 0: not */
 	/*
 	 * UNDECIDED: about how many runs a side would likely decide it;
 	 * SIZE_MAX when the estimate sits on the limit. 0 when decided.

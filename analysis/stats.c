@@ -296,11 +296,42 @@ mad(const double *v, size_t n, int logscale, double *scratch)
 	return stats_median(scratch, n);
 }
 
+/*
+ * The runs (or pairs) that would bound the interval at level off limit
+ * four times in five: var is the estimate's variance times the runs, on
+ * the change's scale, dist the estimate's distance to the limit, least
+ * the fewest runs that bound an interval at all. The Hodges-Lehmann
+ * estimate's variance is pi / 3 times the mean's on normal noise; for the
+ * interval to miss the limit four times in five, the distance must hold
+ * its half-width (z of the level) and 0.84 of its own spread.
+ */
+static size_t
+runs_needed(double var, double dist, double level, size_t least)
+{
+	double z, want;
+
+	if (!(dist > 0))
+		return SIZE_MAX;
+	z = norm_isf((1 - level) / 2) + norm_isf(0.2);
+	want = ceil((acos(-1.0) / 3) * var * pow(z / dist, 2));
+	if (want > 1e6)
+		return SIZE_MAX;
+	return want > (double)least ? (size_t)want : least;
+}
+
+/* The distance from the estimate to limit, on the change's scale. */
+static double
+limit_distance(const struct stats_change *ch, double limit, double base)
+{
+	return ch->logscale ? fabs(log(ch->est) - log(limit))
+	                    : fabs(ch->est - limit) * base;
+}
+
 size_t
 stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
     const struct stats_change *ch, double level, double limit)
 {
-	double base, sigma, dist, z, *scratch, want;
+	double base, sigma, *scratch;
 	size_t least = 2;
 	int logscale;
 
@@ -316,25 +347,216 @@ stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
 	             pow(mad(b, nb, logscale, scratch), 2)) /
 	        2);
 	free(scratch);
-	dist = logscale ? fabs(log(ch->est) - log(limit))
-	                : fabs(ch->est - limit) * base;
-	if (!(dist > 0))
-		return SIZE_MAX;
 	while (interval_rank(least, least, level) == 0)
 		least++;
-	/*
-	 * The interval's half-width with n runs a side is about z sigma
-	 * sqrt(2 / n) times sqrt(pi / 3) (the Hodges-Lehmann estimate's
-	 * spread against the mean's on normal noise). For the interval to
-	 * miss the limit four times in five, the distance from the estimate
-	 * to the limit must hold that half-width and 0.84 of the estimate's
-	 * own spread.
-	 */
-	z = norm_isf((1 - level) / 2) + norm_isf(0.2);
-	want = ceil(2 * (acos(-1.0) / 3) * pow(z * sigma / dist, 2));
-	if (want > 1e6)
+	/* A difference of two means: twice one side's variance. */
+	return runs_needed(
+	    2 * sigma * sigma, limit_distance(ch, limit, base), level, least);
+}
+
+/*
+ * The number of ways each signed-rank sum T can arise from n ranks without
+ * ties, into c[0 .. n (n + 1) / 2]: each rank r is in the sum or not, so
+ * the counts are those of prod (1 + q^r). Doubles hold them exactly up to
+ * 2^53, past STATS_SR_EXACT_MAX's 2^50.
+ */
+static void
+sr_counts(size_t n, double *c)
+{
+	size_t top = 0;
+
+	memset(c, 0, (n * (n + 1) / 2 + 1) * sizeof(*c));
+	c[0] = 1;
+	for (size_t r = 1; r <= n; r++) {
+		top += r;
+		for (size_t t = top; t >= r; t--)
+			c[t] += c[t - r];
+	}
+}
+
+/*
+ * The pairs' differences on the change's scale into d, those that are 0
+ * dropped when drop is set; how many are left.
+ */
+static size_t
+pair_diffs(const double *a, const double *b, size_t n, int logscale,
+    double base, int drop, double *d)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double x = scaled(b[i], logscale) - scaled(a[i], logscale);
+
+		if (!logscale)
+			x /= base;
+		if (x != 0 || !drop)
+			d[m++] = x;
+	}
+	return m;
+}
+
+static int
+cmp_abs(const void *x, const void *y)
+{
+	double a = fabs(*(const double *)x), b = fabs(*(const double *)y);
+
+	return a < b ? -1 : a > b;
+}
+
+void
+stats_signedrank(
+    const double *a, const double *b, size_t n, struct stats_mw *out)
+{
+	double *d, base, t = 0, ties = 0, mu, var, tmax, total;
+	size_t m;
+	int logscale;
+
+	memset(out, 0, sizeof(*out));
+	out->p = 1;
+	out->method = STATS_MW_EXACT;
+	if (n == 0 || change_scale(a, n, b, n, &logscale, &base) == -1 ||
+	    (d = calloc(n, sizeof(*d))) == NULL)
+		return;
+	m = pair_diffs(a, b, n, logscale, base, 1, d);
+	qsort(d, m, sizeof(*d), cmp_abs);
+	/* Midranks over runs of equal |d|, and their t^3 - t. */
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+
+		while (j < m && fabs(d[j]) == fabs(d[i]))
+			j++;
+		for (size_t k = i; k < j; k++)
+			if (d[k] > 0)
+				t += (double)(i + j + 1) / 2;
+		ties += pow((double)(j - i), 3) - (double)(j - i);
+		i = j;
+	}
+	out->u = t;
+	total = (double)m * (m + 1) / 2;
+	tmax = t > total - t ? t : total - t;
+	if (m == 0) {
+		free(d);
+		return;
+	}
+	if (ties == 0 && m <= STATS_SR_EXACT_MAX) {
+		double *c, all = 0, tail = 0;
+
+		if ((c = calloc((size_t)total + 1, sizeof(*c))) != NULL) {
+			sr_counts(m, c);
+			for (size_t k = 0; k <= (size_t)total; k++) {
+				all += c[k];
+				if ((double)k >= tmax)
+					tail += c[k];
+			}
+			out->p = fmin(1.0, 2 * tail / all);
+			free(c);
+			free(d);
+			return;
+		}
+	}
+	free(d);
+	out->method = STATS_MW_NORMAL;
+	mu = total / 2;
+	var = (double)m * (m + 1) * (2 * m + 1) / 24 - ties / 48;
+	out->p = var > 0
+	    ? fmin(1.0, 2 * stats_norm_sf((tmax - mu - 0.5) / sqrt(var)))
+	    : 1.0;
+}
+
+double
+stats_sr_pmin(size_t n)
+{
+	return n == 0 ? 1.0 : fmin(1.0, 2 * pow(2, -(double)n));
+}
+
+/*
+ * The rank, from 1, of the pairs' average that bounds the interval at
+ * level: the largest k with P(T <= k - 1) <= (1 - level) / 2; 0 when even
+ * P(T = 0) is above it.
+ */
+static size_t
+sr_interval_rank(size_t n, double level)
+{
+	double tail = (1 - level) / 2, total = (double)n * (n + 1) / 2;
+	size_t k = 0;
+
+	if (n <= STATS_SR_EXACT_MAX) {
+		double c[STATS_SR_EXACT_MAX * (STATS_SR_EXACT_MAX + 1) / 2 + 1];
+		double all = pow(2, (double)n), below = 0;
+
+		sr_counts(n, c);
+		while ((double)k < total / 2 && (below + c[k]) / all <= tail)
+			below += c[k++];
+		return k;
+	}
+	return (size_t)fmax(0,
+	    floor(total / 2 - norm_isf(tail) * sqrt(total * (2 * n + 1) / 12) +
+	        0.5));
+}
+
+int
+stats_change_paired(const double *a, const double *b, size_t n, double level,
+    struct stats_change *out, char *err, size_t errlen)
+{
+	size_t m = n * (n + 1) / 2, k, w = 0;
+	double *d, *avg, base, mid;
+	int logscale;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || change_scale(a, n, b, n, &logscale, &base) == -1)
+		return 0;
+	d = calloc(n, sizeof(*d));
+	avg = calloc(m, sizeof(*avg));
+	if (d == NULL || avg == NULL) {
+		free(d);
+		free(avg);
+		snprintf(err, errlen,
+		    "cannot allocate the %zu averages of %zu pairs", m, n);
+		return -1;
+	}
+	pair_diffs(a, b, n, logscale, base, 0, d);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			avg[w++] = (d[i] + d[j]) / 2;
+	qsort(avg, m, sizeof(*avg), cmp_double);
+	mid = m % 2 ? avg[m / 2] : (avg[m / 2 - 1] + avg[m / 2]) / 2;
+	out->valid = 1;
+	out->logscale = logscale;
+	/* The differences are already over the base: unscale with 1. */
+	base = logscale ? base : 1;
+	out->est = unscaled(mid, logscale, base);
+	k = sr_interval_rank(n, level);
+	out->bounded = k > 0;
+	out->lo = k > 0 ? unscaled(avg[k - 1], logscale, base) : -INFINITY;
+	out->hi = k > 0 ? unscaled(avg[m - k], logscale, base) : INFINITY;
+	free(d);
+	free(avg);
+	return 0;
+}
+
+size_t
+stats_change_paired_runs(const double *a, const double *b, size_t n,
+    const struct stats_change *ch, double level, double limit)
+{
+	double base, sigma, *d, med;
+	size_t least = 1;
+	int logscale;
+
+	if (n == 0 || !ch->valid ||
+	    change_scale(a, n, b, n, &logscale, &base) == -1 ||
+	    (logscale && !(limit > 0)) || (d = calloc(n, sizeof(*d))) == NULL)
 		return SIZE_MAX;
-	return want > (double)least ? (size_t)want : least;
+	pair_diffs(a, b, n, logscale, base, 0, d);
+	med = stats_median(d, n);
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(d[i] - med);
+	sigma = 1.4826 * stats_median(d, n);
+	free(d);
+	while (sr_interval_rank(least, level) == 0)
+		least++;
+	/* The differences are over a's median already: a base of 1. */
+	return runs_needed(
+	    sigma * sigma, limit_distance(ch, limit, 1), level, least);
 }
 
 /*

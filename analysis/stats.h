@@ -117,6 +117,50 @@ int stats_change(const double *a, size_t na, const double *b, size_t nb,
 size_t stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
     const struct stats_change *ch, double level, double limit);
 
+/*
+ * Paired runs: a[i] and b[i] ran on the same seed (a deterministic
+ * machine's, docs/compare.md), so each pair's difference carries the
+ * change without the noise the seed brings to both. The Wilcoxon
+ * signed-rank test of the differences log b[i] - log a[i] (or b[i] - a[i]
+ * over a's median, as stats_change does where a value is not positive):
+ * pairs that do not differ are dropped, ranks of equal differences
+ * averaged. Exact without ties up to STATS_SR_EXACT_MAX pairs, else the
+ * normal approximation with the tie and continuity corrections. u is the
+ * sum of the ranks of the positive differences; with no pair differing,
+ * p is 1.
+ */
+#define STATS_SR_EXACT_MAX 50
+void stats_signedrank(
+    const double *a, const double *b, size_t n, struct stats_mw *out);
+
+/*
+ * The smallest two-sided p the signed-rank test can give for n pairs:
+ * 2 / 2^n. Five pairs cannot go below 0.0625, so it takes six to bound a
+ * 95% interval, eight a 99% one.
+ */
+double stats_sr_pmin(size_t n);
+
+/*
+ * The change over n pairs at level, as stats_change gives it for two
+ * independent sets: the Hodges-Lehmann estimate of the pairs, the median
+ * of every average of two differences (each with itself too: n (n + 1) / 2
+ * of them), with the interval that inverts the signed-rank test. It covers
+ * the true shift with at least the level asked when the differences are
+ * symmetric about it, whatever their shape. Returns -1 only when memory
+ * runs out.
+ */
+int stats_change_paired(const double *a, const double *b, size_t n,
+    double level, struct stats_change *out, char *err, size_t errlen);
+
+/*
+ * stats_change_runs for pairs: about how many pairs would bound the
+ * interval at level wholly on one side of limit four times in five, from
+ * the spread of the differences. SIZE_MAX when the estimate sits on the
+ * limit.
+ */
+size_t stats_change_paired_runs(const double *a, const double *b, size_t n,
+    const struct stats_change *ch, double level, double limit);
+
 /* Chi-square test of homogeneity over two histograms. */
 struct stats_chi2 {
 	int valid; /* 0 when a histogram is empty */

@@ -178,6 +178,15 @@ print_undecided(const struct gate_verdict *v)
 	if (v->runs == SIZE_MAX)
 		printf(": the change sits on the limit; more runs are unlikely "
 		       "to decide it\n");
+	else if (v->pairs > 0 && !v->ch.bounded)
+		printf(": %zu pairs of runs on the same seeds are too few for "
+		       "an interval; about %zu would likely decide it\n",
+		    v->pairs, v->runs);
+	else if (v->pairs > 0)
+		printf(
+		    ": the interval holds the limit; about %zu pairs of runs "
+		    "on the same seeds would likely decide it (%zu now)\n",
+		    v->runs, v->pairs);
 	else if (!v->ch.bounded)
 		printf(": %zu runs against %zu are too few for an interval; "
 		       "about %zu a side would likely decide it\n",

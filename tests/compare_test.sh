@@ -241,6 +241,103 @@ EOF
 	[ ! -e nodir ] || atf_fail "a bad --json path left something"
 }
 
+# seeded OUT SEEDS F1 F2 ...: default.json's first run as one boot a seed
+# (as a seeded machine's result holds them: the first boot the document,
+# the others in "boots", each with "vm" "seed"), its written bytes scaled
+# by Fi in seed i's run. SEEDS "1" numbers them from 1, "none" leaves the
+# seeds out, "shift" numbers them from 2.
+seeded()
+{
+	/usr/bin/python3 - "$fx/default.json" "$@" <<'EOF' || atf_fail "cannot write $1"
+import copy, json, sys
+src, dst, how = sys.argv[1:4]
+d = json.load(open(src))
+boots = []
+for i, k in enumerate(float(x) for x in sys.argv[4:]):
+    b = copy.deepcopy(d)
+    run = b["runs"][0]
+    for p in run["phases"]:
+        for dev in p["devices"]:
+            w = dev["write"]
+            w["bytes"] = int(w["bytes"] * k)
+            w["mean_bytes"] = w["bytes"] // max(1, w["ops"])
+    b["runs"] = [run]
+    b["vm"] = {"accel": "tcg", "cpus": 1, "mem_mib": 512, "queues": 1,
+               "kernel_release": "6.1.0-57-amd64", "parallel_guests": 1}
+    if how != "none":
+        b["vm"]["seed"] = i + (2 if how == "shift" else 1)
+    boots.append(b)
+doc = boots[0]
+doc["boots"] = boots[1:]
+json.dump(doc, open(dst, "w"))
+EOF
+}
+
+atf_test_case paired
+paired_head()
+{
+	atf_set descr "runs on the same seeds are compared as pairs: a 3% fall hidden in a seed-to-seed spread of 25% PASSes a -10% gate paired (signed-rank interval, recomputed by Python), is UNDECIDED unpaired"
+}
+paired_body()
+{
+	# Each seed moves both sides alike; B is 3% lower, give or take 0.5%.
+	f="1.0 1.25 0.8 1.15 0.75 1.3 0.9 1.05"
+	b="0.97 1.2187 0.7736 1.1178 0.7283 1.2584 0.8748 1.0201"
+	seeded a.json 1 $f
+	seeded b.json 1 $b
+	atf_check -s exit:0 -o save:out -e ignore "$ubc" compare --json c.json \
+	    --fail-if write.mean_bytes:-10% a.json b.json
+	grep -q '^  PASS write.mean_bytes:-10%' out ||
+	    atf_fail "not a PASS paired: $(grep -A2 '^Gates' out)"
+	grep -Eq '^  write.mean_bytes .*\(exact, paired\)' out ||
+	    atf_fail "the change is not said to be paired"
+	/usr/bin/python3 - c.json a.json b.json <<'EOF' ||
+import itertools, json, math, sys
+doc = json.load(open(sys.argv[1]))
+def runs(path):
+    d = json.load(open(path))
+    out = {}
+    for b in [d] + d.get("boots", []):
+        for r in b["runs"]:
+            ops = sum(x["write"]["ops"] for p in r["phases"] for x in p["devices"])
+            out[b["vm"]["seed"]] = sum(x["write"]["bytes"] for p in r["phases"] for x in p["devices"]) // ops
+    return out
+a, b = runs(sys.argv[2]), runs(sys.argv[3])
+d = [math.log(b[s]) - math.log(a[s]) for s in sorted(a)]
+n = len(d)
+w = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
+m = len(w)
+cnt = [0] * (m + 1)
+for s in itertools.product((0, 1), repeat=n):
+    cnt[sum(r + 1 for r in range(n) if s[r])] += 1
+k, below = 0, 0
+while k < m / 2 and (below + cnt[k]) / 2 ** n <= 0.025:
+    below += cnt[k]; k += 1
+pct = lambda x: (math.exp(x) - 1) * 100
+want = pct((w[(m - 1) // 2] + w[m // 2]) / 2), pct(w[k - 1]), pct(w[m - k])
+g = doc["gates"][0]
+got = g["estimate_pct"], *g["interval_pct"]
+if g["pairs"] != n or any(abs(x - y) > 1e-6 * max(1, abs(y)) for x, y in zip(got, want)):
+    sys.exit("paired gate %s over %d pairs, Python %s over %d" % (got, g["pairs"], want, n))
+EOF
+	    atf_fail "the paired change is not what the runs give"
+	# The same runs without seeds, or on other seeds: independent sets.
+	for how in none shift; do
+		seeded bu.json $how $b
+		atf_check -s exit:3 -o save:u -e ignore "$ubc" compare \
+		    --fail-if write.mean_bytes:-10% a.json bu.json
+		grep -q '^  UNDECIDED write.mean_bytes:-10%' u ||
+		    atf_fail "$how: not undecided unpaired: $(grep -A2 '^Gates' u)"
+		! grep -q 'paired' u || atf_fail "$how: said to be paired"
+	done
+	# Five pairs cannot bound a 95% interval: undecided, in pairs.
+	seeded a5.json 1 1.0 1.25 0.8 1.15 0.75
+	seeded b5.json 1 0.97 1.2187 0.7736 1.1178 0.7283
+	atf_check -s exit:3 -e ignore \
+	    -o match:'5 pairs of runs on the same seeds are too few' \
+	    "$ubc" compare --fail-if write.mean_bytes:-10% a5.json b5.json
+}
+
 atf_test_case too_few_runs
 too_few_runs_head()
 {
@@ -679,6 +776,7 @@ atf_init_test_cases()
 	atf_add_test_case gate_undecided
 	atf_add_test_case gate_json
 	atf_add_test_case too_few_runs
+	atf_add_test_case paired
 	atf_add_test_case series
 	atf_add_test_case many
 	atf_add_test_case warnings

@@ -113,6 +113,46 @@ open_script(void)
 	    " + 0.5))\n"
 	    "    lo = g(d[k - 1]) if k else -math.inf\n"
 	    "    hi = g(d[m - k]) if k else math.inf\n"
+	    "    print(repr(g(est)), repr(lo), repr(hi))\n"
+	    /*
+	     * The paired change by its definition: the averages of every two
+	     * differences, the signed-rank null distribution counted over
+	     * every choice of signs (or the normal quantile beyond 10 pairs).
+	     */
+	    "def diffs(a, b):\n"
+	    "    lg = all(v > 0 for v in a + b)\n"
+	    "    base = sorted(a)[(len(a) - 1) // 2]\n"
+	    "    if lg: return [math.log(y) - math.log(x) for x, y in zip(a, b)],"
+	    " math.exp\n"
+	    "    return [(y - x) / base for x, y in zip(a, b)], lambda d: 1 + d\n"
+	    "def sr(a, b, method):\n"
+	    "    d, g = diffs(a, b)\n"
+	    "    r = st.wilcoxon(d, alternative='two-sided', method=method,"
+	    " correction=True)\n"
+	    "    nz = sorted((x for x in d if x != 0), key=abs)\n"
+	    "    rk = st.rankdata([abs(x) for x in nz])\n"
+	    "    print(sum(q for q, x in zip(rk, nz) if x > 0), r.pvalue)\n"
+	    "def pchange(a, b, level):\n"
+	    "    d, g = diffs(a, b)\n"
+	    "    n = len(d)\n"
+	    "    w = sorted((d[i] + d[j]) / 2 for i in range(n)"
+	    " for j in range(i, n))\n"
+	    "    m = len(w)\n"
+	    "    est = (w[(m - 1) // 2] + w[m // 2]) / 2\n"
+	    "    tail = (1 - level) / 2\n"
+	    "    if n <= 10:\n"
+	    "        cnt = [0] * (m + 1)\n"
+	    "        for s in itertools.product((0, 1), repeat=n):\n"
+	    "            cnt[sum(r + 1 for r in range(n) if s[r])] += 1\n"
+	    "        k, below = 0, 0\n"
+	    "        while k < m / 2 and (below + cnt[k]) / 2 ** n <= tail:\n"
+	    "            below += cnt[k]; k += 1\n"
+	    "    else:\n"
+	    "        sd = math.sqrt(m * (2 * n + 1) / 12)\n"
+	    "        k = max(0, math.floor(m / 2 - st.norm.isf(tail) * sd"
+	    " + 0.5))\n"
+	    "    lo = g(w[k - 1]) if k else -math.inf\n"
+	    "    hi = g(w[m - k]) if k else math.inf\n"
 	    "    print(repr(g(est)), repr(lo), repr(hi))\n");
 	return f;
 }
@@ -362,10 +402,13 @@ ATF_TC_BODY(emd, tc)
 	ATF_CHECK_EQ(stats_median_bucket((uint64_t[]){0, 0}, 2), -1);
 }
 
-/* The change against the Python reference over the same runs. */
+/*
+ * The change against the Python reference over the same runs: the
+ * independent sets' (na against nb), or with paired set n pairs (na = nb).
+ */
 static void
-change_against_python(
-    const double *a, size_t na, const double *b, size_t nb, double level)
+change_check(const double *a, size_t na, const double *b, size_t nb,
+    double level, int paired)
 {
 	double want[3];
 	struct stats_change ch;
@@ -374,11 +417,13 @@ change_against_python(
 
 	py_list(f, "a", a, na);
 	py_list(f, "b", b, nb);
-	fprintf(f, "change(a, b, %g)\n", level);
+	fprintf(f, "%s(a, b, %g)\n", paired ? "pchange" : "change", level);
 	fclose(f);
 	run_python(want, 3);
-	ATF_REQUIRE_EQ(
-	    stats_change(a, na, b, nb, level, &ch, err, sizeof(err)), 0);
+	ATF_REQUIRE_EQ(paired
+	        ? stats_change_paired(a, b, na, level, &ch, err, sizeof(err))
+	        : stats_change(a, na, b, nb, level, &ch, err, sizeof(err)),
+	    0);
 	ATF_REQUIRE(ch.valid);
 	check_close(ch.est, want[0], 1e-12, "estimate");
 	ATF_CHECK_EQ(ch.bounded, !isinf(want[1]));
@@ -386,6 +431,13 @@ change_against_python(
 		check_close(ch.lo, want[1], 1e-12, "interval low");
 		check_close(ch.hi, want[2], 1e-12, "interval high");
 	}
+}
+
+static void
+change_against_python(
+    const double *a, size_t na, const double *b, size_t nb, double level)
+{
+	change_check(a, na, b, nb, level, 0);
 }
 
 ATF_TC_WITHOUT_HEAD(change);
@@ -547,6 +599,171 @@ ATF_TC_BODY(change_runs, tc)
 	ATF_CHECK_EQ(runs_to_decide(a, 3, b, 3, 1.1), 4);
 }
 
+/* The signed-rank test of n pairs against scipy.stats.wilcoxon. */
+static void
+signedrank_against_python(
+    const double *a, const double *b, size_t n, const char *method)
+{
+	double want[2];
+	struct stats_mw sr;
+	FILE *f = open_script();
+
+	py_list(f, "a", a, n);
+	py_list(f, "b", b, n);
+	fprintf(f, "sr(a, b, '%s')\n", method);
+	fclose(f);
+	run_python(want, 2);
+	stats_signedrank(a, b, n, &sr);
+	check_close(sr.u, want[0], 1e-12, "T+");
+	check_close(sr.p, want[1], 1e-9, "p");
+	ATF_CHECK_EQ(sr.method,
+	    strcmp(method, "exact") == 0 ? STATS_MW_EXACT : STATS_MW_NORMAL);
+}
+
+ATF_TC_WITHOUT_HEAD(signedrank);
+ATF_TC_BODY(signedrank, tc)
+{
+	double a[60], b[60];
+	size_t sizes[] = {5, 8, 13, 30};
+
+	require_scipy();
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t i = 0; i < sizes[s]; i++) {
+			a[i] = 10 + 3 * uniform();
+			b[i] = a[i] * (1.02 + 0.1 * (uniform() - 0.5));
+		}
+		signedrank_against_python(a, b, sizes[s], "exact");
+	}
+	/* Equal differences (ties) and a pair that does not differ. */
+	for (size_t i = 0; i < 12; i++) {
+		a[i] = 10;
+		b[i] = 10 + (double)(i % 4);
+	}
+	signedrank_against_python(a, b, 12, "approx");
+	/* 60 pairs: past the exact limit. */
+	for (size_t i = 0; i < 60; i++) {
+		a[i] = 10 + 3 * uniform();
+		b[i] = a[i] * (1.01 + 0.1 * (uniform() - 0.5));
+	}
+	signedrank_against_python(a, b, 60, "approx");
+	ATF_CHECK_EQ(stats_sr_pmin(5), 0.0625);
+	ATF_CHECK(stats_sr_pmin(6) < 0.05);
+}
+
+static void
+paired_against_python(const double *a, const double *b, size_t n, double level)
+{
+	change_check(a, n, b, n, level, 1);
+}
+
+ATF_TC_WITHOUT_HEAD(change_paired);
+ATF_TC_BODY(change_paired, tc)
+{
+	double a[30], b[30];
+	size_t sizes[] = {5, 6, 8, 10, 25};
+
+	require_scipy();
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t i = 0; i < sizes[s]; i++) {
+			a[i] = 10 + 5 * uniform();
+			b[i] = a[i] * (1.1 + 0.05 * (uniform() - 0.5));
+		}
+		paired_against_python(a, b, sizes[s], 0.95);
+		paired_against_python(a, b, sizes[s], 0.9);
+	}
+	/* A count that can be 0: differences over the baseline's median. */
+	for (size_t i = 0; i < 8; i++) {
+		a[i] = floor(4 * uniform());
+		b[i] = a[i] + floor(3 * uniform());
+	}
+	a[0] = 0;
+	a[1] = a[2] = 3;
+	paired_against_python(a, b, 8, 0.95);
+}
+
+/*
+ * Pairs on a common seed: each seed moves both sides by seed (a factor
+ * spread 20%), each run then by its own noise (2%), b truth times a. The
+ * paired interval covers truth as often as its level says, and is far
+ * narrower than the unpaired one over the same runs.
+ */
+ATF_TC_WITHOUT_HEAD(change_paired_coverage);
+ATF_TC_BODY(change_paired_coverage, tc)
+{
+	double a[8], b[8], s[8], wp = 0, wu = 0;
+	struct stats_change pc, uc;
+	char err[128];
+	unsigned hold = 0, count = 2000;
+
+	for (unsigned t = 0; t < count; t++) {
+		draw(s, 8, 1000, 0.2);
+		for (size_t i = 0; i < 8; i++) {
+			a[i] = s[i] * exp(0.02 * normal());
+			b[i] = s[i] * 1.05 * exp(0.02 * normal());
+		}
+		ATF_REQUIRE_EQ(
+		    stats_change_paired(a, b, 8, 0.95, &pc, err, sizeof(err)),
+		    0);
+		ATF_REQUIRE_EQ(
+		    stats_change(a, 8, b, 8, 0.95, &uc, err, sizeof(err)), 0);
+		hold += pc.lo <= 1.05 && 1.05 <= pc.hi;
+		wp += log(pc.hi / pc.lo);
+		wu += log(uc.hi / uc.lo);
+	}
+	/* 8 pairs at 95% reach 1 - 2 * 5 / 256 = 96.1% exactly. */
+	ATF_CHECK_MSG(hold >= 0.945 * count && hold <= 0.977 * count,
+	    "covered %u of %u", hold, count);
+	ATF_CHECK_MSG(wp < wu / 4, "mean log width paired %.4f, unpaired %.4f",
+	    wp / count, wu / count);
+	/* Five pairs cannot bound 95%; with no pair differing, the point. */
+	ATF_REQUIRE_EQ(
+	    stats_change_paired(a, b, 5, 0.95, &pc, err, sizeof(err)), 0);
+	ATF_CHECK(!pc.bounded && isinf(pc.lo) && isinf(pc.hi));
+	ATF_REQUIRE_EQ(
+	    stats_change_paired(a, a, 6, 0.95, &pc, err, sizeof(err)), 0);
+	ATF_CHECK(pc.bounded && pc.lo == 1 && pc.hi == 1 && pc.est == 1);
+}
+
+ATF_TC_WITHOUT_HEAD(change_paired_runs);
+ATF_TC_BODY(change_paired_runs, tc)
+{
+	double a[200], b[200], s[200];
+	struct stats_change ch;
+	char err[128];
+	size_t n;
+	unsigned decided = 0;
+
+	/* A 10% rise, 5% noise in the differences, against +5%. */
+	draw(s, 200, 1000, 0.2);
+	for (size_t i = 0; i < 200; i++) {
+		a[i] = s[i];
+		b[i] = s[i] * 1.1 * exp(0.05 * normal());
+	}
+	ATF_REQUIRE_EQ(
+	    stats_change_paired(a, b, 200, 0.95, &ch, err, sizeof(err)), 0);
+	n = stats_change_paired_runs(a, b, 200, &ch, 0.95, 1.05);
+	ATF_REQUIRE_MSG(n >= 6 && n <= 200, "pairs: %zu", n);
+	/* Four in five decide at that count. */
+	for (unsigned t = 0; t < 500; t++) {
+		draw(s, n, 1000, 0.2);
+		for (size_t i = 0; i < n; i++) {
+			a[i] = s[i];
+			b[i] = s[i] * 1.1 * exp(0.05 * normal());
+		}
+		ATF_REQUIRE_EQ(
+		    stats_change_paired(a, b, n, 0.95, &ch, err, sizeof(err)),
+		    0);
+		decided += ch.bounded && ch.lo > 1.05;
+	}
+	ATF_CHECK_MSG(decided >= 0.7 * 500 && decided <= 0.93 * 500,
+	    "%zu pairs: %u of 500 decided", n, decided);
+	/* On the limit, nothing decides. */
+	ATF_REQUIRE_EQ(
+	    stats_change_paired(a, a, n, 0.95, &ch, err, sizeof(err)), 0);
+	ATF_CHECK_EQ(
+	    stats_change_paired_runs(a, a, n, &ch, 0.95, 1.0), SIZE_MAX);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, median);
@@ -560,5 +777,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, change_edges);
 	ATF_TP_ADD_TC(tp, change_coverage);
 	ATF_TP_ADD_TC(tp, change_runs);
+	ATF_TP_ADD_TC(tp, signedrank);
+	ATF_TP_ADD_TC(tp, change_paired);
+	ATF_TP_ADD_TC(tp, change_paired_coverage);
+	ATF_TP_ADD_TC(tp, change_paired_runs);
 	return atf_no_error();
 }
