@@ -17,6 +17,10 @@
 #	the table from OUT.
 set -eu
 top=$1
+if [ $# -lt 3 ]; then
+	echo "vm_machine: a study of an hour, not run by make bench: sh bench/vm_machine.sh TOP OUT LARGE.tar.gz"
+	exit 0
+fi
 out=$2
 large=$3
 small=${4:-$top/build/fixtures/small.tar.gz}
