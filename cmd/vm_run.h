@@ -89,7 +89,10 @@ struct vm_opts {
 	uint64_t size_bytes;
 };
 
-/* Everything that can be checked before a guest boots. */
+/*
+ * The run: everything that can be checked before a guest boots, then each
+ * cell's result and the file it is written to.
+ */
 struct vmrun {
 	struct vm_opts *o;
 	struct vm_kernel *k;
