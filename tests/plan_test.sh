@@ -4,7 +4,9 @@
 # against what the test knows on its own (sha256sum of the files a cell
 # names, the count of kernels times filesystems), the CI forms are parsed
 # by JSON and YAML readers, and a directory of results that is not one
-# plan's whole is refused, naming what is wrong.
+# plan's whole is refused, naming what is wrong. A merge judges a local
+# run's results as the local run did, by the rule the plan's merge job
+# passes it.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -251,6 +253,73 @@ merge_cleanup()
 	true
 }
 
+atf_test_case merge_verdict cleanup
+merge_verdict_head()
+{
+	atf_set descr "--merge, as the plan's merge job runs it, judges a local run's results as the local run did, by the rule the plan passes it"
+	atf_set timeout 1800
+	atf_set require.user root
+}
+merge_verdict_body()
+{
+	require_prog qemu-system-x86_64
+	require_prog python3
+	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	mkdir -p tmp bin
+	export TMPDIR=$PWD/tmp
+	job="dd -n 4 if=/dev/vda of=/dev/null bs=64k count=64"
+	# Every kernel reads the same bytes: read.bytes:+0% sits on its limit,
+	# undecided by the interval rule (exit 3), passed by the old one (exit
+	# 0), so which rule judged shows in the verdicts.
+	gates="--fail-if read.bytes:+0% --fail-if read.mean_bytes:+5% --fail-if read.ops:-5%"
+	# The local run's results are a whole plan's: -o keeps them.
+	"$ubc" vm -k "$k1" -k "$k2" $VMOPTS $gates -o local -- $job \
+	    >local.out 2>local.err
+	l=$?
+	case $l in
+	0|1|3)	;;
+	*)	cat local.err; atf_fail "the local run: exit $l (above)" ;;
+	esac
+	grep -q "^Gates (--fail-if: the change's 95% interval" local.out ||
+	    { cat local.out; atf_fail "the local run judged no gates (above)"; }
+	"$ubc" vm --merge local $gates >merged.out 2>merged.err
+	m=$?
+	[ "$m" = "$l" ] || atf_fail "exit $l from the local run, $m from the merge"
+	diff local.out merged.out ||
+	    atf_fail "the merge's series and verdicts are not the local run's (above)"
+	# The merge job as --plan=gitlab writes it, with the old rule: the
+	# rule reaches it, and it judges as compare does by that rule.
+	atf_check -o save:gl "$ubc" vm -k "$k1" -k "$k2" $VMOPTS $gates \
+	    --gate-rule significance --plan=gitlab -- $job
+	python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["merge"]["script"][0])' \
+	    gl >merge.sh || { cat gl; atf_fail "the GitLab plan does not parse (above)"; }
+	grep -q "'--gate-rule' 'significance'" merge.sh ||
+	    atf_fail "the merge job lacks the rule: $(cat merge.sh)"
+	ln -s "$ubc" bin/ubcreplay
+	ln -s local results
+	PATH=$PWD/bin:$PATH sh merge.sh >sig.out 2>sig.err
+	s=$?
+	"$ubc" compare --gate-rule significance $gates results/6.1.0-*.json \
+	    results/6.12.*.json >cmp.out 2>cmp.err
+	c=$?
+	cat sig.err cmp.err
+	[ "$s" = "$c" ] || atf_fail "exit $s from the merge job, $c from compare"
+	sed -n '/^Gates/,$p' sig.out >sig.gates
+	sed -n '/^Gates/,$p' cmp.out >cmp.gates
+	grep -q "by the old rule" sig.gates ||
+	    { cat sig.out; atf_fail "the merge job did not judge by the old rule (above)"; }
+	diff cmp.gates sig.gates ||
+	    atf_fail "the merge job's verdicts are not compare's (above)"
+	[ "$s" != "$l" ] ||
+	    atf_fail "exit $s by either rule: the rule does not show in the verdicts"
+	[ -z "$(ls -A tmp)" ] || atf_fail "left behind: $(ls -A tmp)"
+}
+merge_verdict_cleanup()
+{
+	pkill -9 -f "qemu-system.*$PWD/tmp" 2>/dev/null
+	true
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case lines
@@ -259,4 +328,5 @@ atf_init_test_cases()
 	atf_add_test_case unknown_cell
 	atf_add_test_case empty_cell
 	atf_add_test_case merge
+	atf_add_test_case merge_verdict
 }

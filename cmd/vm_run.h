@@ -1,0 +1,225 @@
+/*
+ * vm_run.h - what the files of `ubcreplay vm` share: the options vm.c
+ * parses (struct vm_opts) and the matrix run they drive (struct vmrun),
+ * one cell per kernel, filesystem and machine. Each file keeps one idea:
+ *
+ *	vm.c		the options, and which of the runs below they ask for
+ *	vm_job.c	the job each cell runs in its guest, as words
+ *	vm_run.c	the cells: checked before any boot, run up to -j at
+ *			once, their results kept and written
+ *	vm_judge.c	the series and the gates over results, the looks of
+ *			-n MIN..MAX, and what a local run prints at its end
+ *	vm_bisect.c	--bisect: each step judged against the first kernel
+ *	vm_plan.c	the matrix as data: --plan, --cell, --merge
+ *
+ * A local run, a --bisect step and a --merge judge their results by one
+ * function, vmrun_series (compare's gates through cmd_judge_gates), at the
+ * level and by the rule the options give.
+ *
+ *	struct vmrun r = {.o = &o};
+ *	if (vmrun_open(&r) == -1) ...			checked, planned
+ *	vmrun_unpack(&r);
+ *	rc = vmrun_local(&r);				or vmrun_bisect(&r)
+ *	if (vmrun_write(&r) == -1) ...
+ *	rc = vmrun_report(&r, rc);
+ *	vmrun_free(&r);
+ *
+ * Lives with the front end because it prints (each cell's end, the series,
+ * the verdicts) and decides exit statuses; it never exits.
+ */
+#ifndef UBC_CMD_VM_RUN_H
+#define UBC_CMD_VM_RUN_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "../analysis/compare.h"
+#include "../analysis/gate.h"
+#include "../vm/vm.h"
+#include "cmd.h"
+
+#define MAX_KERNELS 64
+#define MAX_FS      8
+#define MAX_GATES   32
+#define MAX_JOB     200
+#define MAX_KNOB    8
+#define MAX_LOOKS   32
+#define MAX_MACHINE 64
+
+/*
+ * The guest's machine: each knob a list (--cpus 1,2,4), the machines their
+ * product, a dimension of the matrix after the kernels and filesystems.
+ * queues 0 is one per vCPU; shift -1 the host's real time.
+ */
+struct knob {
+	size_t n;
+	int v[MAX_KNOB];
+};
+
+struct vm_opts {
+	size_t nkernel, nfstype, ngate, njob, nmachine;
+	struct knob cpus, mem, queues, clock;
+	struct cmp_machine machine[MAX_MACHINE];
+	const char *kernel[MAX_KERNELS];
+	const char *fstype[MAX_FS];
+	struct cmp_gate gate[MAX_GATES];
+	char *job[MAX_JOB + 4];
+	const char *mkfs_opts, *mount_opts, *outdir, *accel, *modules;
+	const char *archive;
+	const char *nfs_server, *nfs_opts, *nfs_path, *export_fs;
+	const char *plan;  /* --plan's form: "lines", "github", "gitlab" */
+	const char *merge; /* --merge's directory */
+	size_t ncell;      /* --cell: the ids of the cells to run */
+	char *cell[MAX_KERNELS * MAX_FS];
+	int runs, jobs, bisect;
+	int rule; /* enum gate_rule */
+	/*
+	 * -n MIN..MAX (auto: 5..20): runs a cell until every gate is decided,
+	 * looking at look[0] = MIN runs, then at each of look[1 .. nlook-1];
+	 * 0 for a fixed -n. The gates' intervals are then at level.
+	 */
+	int runs_max, nlook, look[MAX_LOOKS];
+	double level;
+	char *runs_arg; /* the job's -n, which each look sets */
+	int64_t timeout_ns, boot_timeout_ns;
+	uint64_t size_bytes;
+};
+
+/*
+ * The run: everything that can be checked before a guest boots, then each
+ * cell's result and the file it is written to.
+ */
+struct vmrun {
+	struct vm_opts *o;
+	struct vm_kernel *k;
+	char exe[PATH_MAX];
+	char archive[PATH_MAX];
+	char qemu[32];
+	size_t ncell;
+	/* kernel-major: conf[(k * nfstype + f) * nmachine + m] */
+	struct vm_cell_conf *conf;
+	struct vm_modset *mods;  /* each kernel's and filesystem's modules */
+	char kdir[PATH_MAX];     /* the vmlinux files unpacked, or "" */
+	char (*boot)[PATH_MAX];  /* what QEMU boots, per kernel */
+	json_t **doc;            /* each cell's result, or NULL */
+	char (*names)[PATH_MAX]; /* each result's file, once written */
+	char exe_sha256[65], archive_sha256[65];
+	struct vm_plan plan; /* the cells as data, with their ids */
+};
+
+/*
+ * vm_job.c. The job after -- (argv, argc words) as each cell runs it: -1
+ * after saying why it cannot be (no job, too long, not a job that writes
+ * a result, its own -o).
+ */
+int vmjob_args(struct vm_opts *o, int argc, char **argv);
+/*
+ * -t nfs: the cell's disk holds the exported filesystem (--nfs-export-fs,
+ * ext4 by default) and -O gives the NFS mount's options; -1 after saying
+ * what is wrong. Without -t nfs, only that the NFS options need it.
+ */
+int vmjob_nfs(struct vm_opts *o);
+/* The main job on o->archive, its -n o->runs, after vmjob_nfs. */
+void vmjob_main(struct vm_opts *o);
+
+/*
+ * vm_run.c. The run of o's cells: the kernels opened, every check made
+ * that can be made before a guest boots, the cells' configurations and
+ * their plan; -1 after saying what is wrong. From here a signal is a flag
+ * (stop_signal), so that vmrun_free removes what the run made. Call
+ * vmrun_free after it, whatever it returned.
+ */
+int vmrun_open(struct vmrun *r);
+/* Each kernel's vmlinux unpacked once for all its cells, where it can be. */
+void vmrun_unpack(struct vmrun *r);
+/*
+ * Runs the cells named by idx, up to jobs at once, each result kept in
+ * r->doc (a cell's later boots in its first result's "boots"). -1 when one
+ * failed (each failure said), or a signal came (every guest killed, every
+ * temporary file removed).
+ */
+int vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs);
+/*
+ * The cells of a run that is not --bisect: those --cell names, else all,
+ * once or until decided (-n MIN..MAX). EXIT_SUCCESS, EXIT_USAGE when a cell
+ * failed or a signal came, -1 when none could start (said why).
+ */
+int vmrun_local(struct vmrun *r);
+/* The runs cell at has had, in every boot. */
+int vmrun_runs(const struct vmrun *r, size_t at);
+/*
+ * Writes each result as DIR/KERNEL-FS.json, or DIR/KERNEL-FS-MACHINE.json
+ * with more than one machine (2cpu-icount-4), into r->names; nothing
+ * (and no directory) when there is no result.
+ */
+int vmrun_write(struct vmrun *r);
+/* A cell's name after its kernel: the disk's filesystem, or nfs. */
+const char *vmrun_fsname(const struct vm_cell_conf *c);
+/* Cell j's machine tag, "" for one machine. */
+const char *vmrun_tag(const struct vmrun *r, size_t j);
+/* With more than one machine, doc's label says which runs cell j. */
+int vmrun_label(const struct vmrun *r, json_t *doc, size_t j);
+/* Everything the run holds freed, and the unpacked kernels removed. */
+void vmrun_free(struct vmrun *r);
+
+/* vm_judge.c. What vmrun_series prints: the report, the gates' verdicts. */
+#define VMRUN_REPORT 1
+#define VMRUN_GATES  2
+
+/*
+ * The series over the results in docs (paths names), and o's gates judged
+ * by o's rule at o's level. 0 when every gate passed, 1 when one failed, 3
+ * when one is undecided and none failed, 2 when they cannot be judged.
+ * change, when not NULL, gets the first gate's verdict on the last result
+ * (zeroed without gates).
+ */
+int vmrun_series(json_t **docs, char names[][PATH_MAX], size_t n,
+    const struct vm_opts *o, int print, struct gate_verdict *change);
+/*
+ * -n MIN..MAX: the looks, MIN runs, then half as many again each time, up
+ * to MAX, and the level each judges at.
+ */
+void vmrun_plan_looks(struct vm_opts *o);
+/*
+ * -n MIN..MAX: the cells idx booted again for the runs of each look, in
+ * turn, until the gates are decided or MAX runs are reached. -1 when a
+ * cell failed or a signal came.
+ */
+int vmrun_until_decided(struct vmrun *r, const size_t *idx, size_t n);
+/*
+ * The end of a local run that ran the whole matrix: the caveats, the looks,
+ * then the series and the gates (on each machine apart when there are more
+ * than one), or the one result. The exit status: rc when it is not
+ * EXIT_SUCCESS, else the gates'.
+ */
+int vmrun_report(struct vmrun *r, int rc);
+
+/*
+ * vm_bisect.c. --bisect: the first kernel whose cell crosses the gates
+ * against the first kernel's, good first and bad last. The exit status.
+ */
+int vmrun_bisect(struct vmrun *r);
+
+/*
+ * vm_plan.c. The cells as data (vm_plan_make), each named as its result
+ * will be; -1 after saying why not.
+ */
+int vmrun_plan_make(struct vmrun *r);
+/* --plan: the cells in o->plan's form; argv is this invocation's. */
+void vmrun_plan_print(const struct vmrun *r, int argc, char **argv);
+/*
+ * --cell: the indices of the cells named, in idx; -1 naming what this node
+ * has when an id is not one of its cells.
+ */
+int vmrun_select(const struct vmrun *r, size_t *idx, size_t *n);
+/*
+ * --merge: the series and the gates over a directory of one plan's
+ * results, judged as a local run judges its own. The exit status.
+ */
+int vmrun_merge(struct vmrun *r);
+
+#endif
