@@ -69,6 +69,7 @@ static const struct option longopts[] = {
     {"nfs-server", required_argument, NULL, 'S'},
     {"plan", optional_argument, NULL, 'p'},
     {"queues", required_argument, NULL, 'Q'},
+    {"seed", required_argument, NULL, 'e'},
     {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
@@ -101,7 +102,9 @@ struct vm_opts {
 	size_t ncell;      /* --cell: the ids of the cells to run */
 	char *cell[MAX_KERNELS * MAX_FS];
 	int runs, jobs, bisect;
-	int rule; /* enum gate_rule */
+	unsigned given; /* VM_GIVEN_*: the knobs given, not defaults */
+	long long seed; /* --seed, -1 none */
+	int rule;       /* enum gate_rule */
 	/*
 	 * -n MIN..MAX (auto: 5..20): runs a cell until every gate is decided,
 	 * looking at look[0] = MIN runs, then at each of look[1 .. nlook-1];
@@ -489,6 +492,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
 	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
+	o->seed = -1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	o->size_bytes = IMAGE_BYTES;
 	optind = 1;
@@ -541,6 +545,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->bisect = 1;
 			break;
 		case 'C':
+			o->given |= VM_GIVEN_CPUS;
 			if (knob("--cpus", optarg, &o->cpus, one_cpus) == -1)
 				return -1;
 			break;
@@ -549,9 +554,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			break;
 		case 'Q':
+			o->given |= VM_GIVEN_QUEUES;
 			if (knob("--queues", optarg, &o->queues, one_queues) ==
 			    -1)
 				return -1;
+			break;
+		case 'e':
+			if (cmd_parse_int("--seed", optarg, 0, INT32_MAX, &v) ==
+			    -1)
+				return -1;
+			o->seed = v;
 			break;
 		case 'K':
 			if (knob("--clock", optarg, &o->clock, one_clock) == -1)
@@ -738,14 +750,15 @@ check(struct run *r)
 	struct vm_opts *o = r->o;
 	char errbuf[2048];
 	ssize_t n;
+	int noqemu;
 
-	/* Listing the cells, or reading their results, boots nothing. */
-	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
-	        -1 &&
-	    o->plan == NULL && o->merge == NULL) {
-		warnx("%s", errbuf);
-		return -1;
-	}
+	/*
+	 * Listing the cells, or reading their results, boots nothing; UML
+	 * kernels need no QEMU (asked below, once they are known).
+	 */
+	noqemu = vm_qemu_version(
+	             r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) == -1 &&
+	    o->plan == NULL && o->merge == NULL;
 	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <= 0) {
 		warnx(
 		    "cannot find this program's own file: %s", strerror(errno));
@@ -809,6 +822,12 @@ check(struct run *r)
 	for (size_t i = 0; i < o->nkernel; i++) {
 		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
 		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+		if (noqemu && r->k[i].machine == VM_MACHINE_QEMU) {
+			vm_qemu_version(
+			    r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf));
 			warnx("%s", errbuf);
 			return -1;
 		}
@@ -884,6 +903,8 @@ confs(struct run *r)
 		c->nfs_server = o->nfs_opts != NULL ? o->nfs_server : NULL;
 		c->nfs_opts = o->nfs_opts;
 		c->nfs_path = o->nfs_path;
+		c->given = o->given;
+		c->seed = o->seed;
 	}
 	r->ncell = ncell;
 }
