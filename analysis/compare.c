@@ -426,6 +426,8 @@ cmp_machine_tag(const struct cmp_machine *m, const char *accel, unsigned dims,
 		if (n < len)                                                   \
 			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);  \
 	} while (0)
+	if (dims & CMP_M_KIND)
+		TAG("%s", m->uml ? "uml" : "qemu");
 	if (dims & CMP_M_ACCEL)
 		TAG("%s", accel);
 	if (dims & CMP_M_CPUS)
@@ -435,7 +437,9 @@ cmp_machine_tag(const struct cmp_machine *m, const char *accel, unsigned dims,
 	if (dims & CMP_M_QUEUES)
 		TAG("%dq", m->queues);
 	if (dims & CMP_M_CLOCK) {
-		if (m->icount_shift < 0)
+		if (m->uml)
+			TAG("time-travel");
+		else if (m->icount_shift < 0)
 			TAG("realtime");
 		else
 			TAG("icount:%d", m->icount_shift);
@@ -449,7 +453,8 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 	static const struct {
 		unsigned bit;
 		const char *name;
-	} knobs[] = {{CMP_M_ACCEL, "accel"}, {CMP_M_CPUS, "vCPUs"},
+	} knobs[] = {{CMP_M_KIND, "machine kind (QEMU, UML)"},
+	    {CMP_M_ACCEL, "accel"}, {CMP_M_CPUS, "vCPUs"},
 	    {CMP_M_MEM, "memory"}, {CMP_M_QUEUES, "virtio-blk queues"},
 	    {CMP_M_CLOCK, "clock"}};
 	size_t n = 0;
@@ -464,7 +469,8 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 /*
  * The guest a result was measured in, from its "vm" object: absent on the
  * host. An accelerator this reader does not know is refused, since whether
- * the times may be compared depends on it.
+ * the times may be compared depends on it. Its machine is "qemu" when it
+ * does not say (results before UML); a UML guest's accel is "uml".
  */
 static int
 read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
@@ -472,7 +478,9 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 {
 	json_t *vm = json_object_get(doc, "vm");
 	const char *accel = str_at(vm, "accel");
+	const char *kind = str_at(vm, "machine");
 	double par = 1, cpus = 0, mem = 0, queues, shift = 0;
+	int uml = strcmp(kind, "uml") == 0;
 
 	if (vm == NULL) {
 		r->accel = xstrdup("none");
@@ -481,10 +489,17 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 		return 0;
 	}
 	if (!json_is_object(vm) ||
-	    (strcmp(accel, "kvm") != 0 && strcmp(accel, "tcg") != 0)) {
+	    (uml ? strcmp(accel, "uml") != 0
+	         : strcmp(accel, "kvm") != 0 && strcmp(accel, "tcg") != 0)) {
 		snprintf(err, errlen,
-		    "'%s' has a \"vm\" object without a known accel (kvm "
-		    "or tcg)",
+		    "'%s' has a \"vm\" object without a known accel (%s)", name,
+		    uml ? "uml" : "kvm or tcg");
+		return -1;
+	}
+	if (kind[0] != '\0' && strcmp(kind, "qemu") != 0 && !uml) {
+		snprintf(err, errlen,
+		    "'%s' has a \"vm\" object of an unknown machine (qemu or "
+		    "uml)",
 		    name);
 		return -1;
 	}
@@ -497,11 +512,12 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	num_at(vm, "mem_mib", &mem);
 	queues = cpus;
 	num_at(vm, "queues", &queues);
-	if (strcmp(str_at(vm, "clock"), "icount") == 0)
+	if (!uml && strcmp(str_at(vm, "clock"), "icount") == 0)
 		num_at(vm, "icount_shift", &shift);
 	else
 		shift = -1;
 	num_at(vm, "calibration_ns", &r->calibration_ns);
+	r->machine.uml = uml;
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;
 	r->machine.queues = (int)queues;
@@ -778,18 +794,24 @@ times_comparable(struct cmp *c)
 
 /*
  * The knobs of a guest's machine that move the sizes its kernel writes
- * (docs/vm-machine.md): the vCPUs, the virtio-blk queues, the clock and the
- * accelerator (a CPU of another speed). Memory, from 512 MiB to 2 GiB,
- * moved them less than the run-to-run spread.
+ * (docs/vm-machine.md): the machine's kind (UML's simulated CPU and disk
+ * model against QEMU's real-time guest), the vCPUs, the virtio-blk queues,
+ * the clock and the accelerator (a CPU of another speed). Memory, from 512
+ * MiB to 2 GiB, moved them less than the run-to-run spread.
  */
-#define CMP_M_MATTERS (CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES | CMP_M_CLOCK)
+#define CMP_M_MATTERS                                                          \
+	(CMP_M_KIND | CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES | CMP_M_CLOCK)
 
 static unsigned
 machine_diff(const struct cmp_result *a, const struct cmp_result *b)
 {
 	unsigned d = 0;
 
-	d |= strcmp(a->accel, b->accel) != 0 ? CMP_M_ACCEL : 0;
+	/* Machines of two kinds differ in kind, said once. */
+	if (a->machine.uml != b->machine.uml)
+		d |= CMP_M_KIND;
+	else
+		d |= strcmp(a->accel, b->accel) != 0 ? CMP_M_ACCEL : 0;
 	d |= a->machine.cpus != b->machine.cpus ? CMP_M_CPUS : 0;
 	d |= a->machine.mem_mib != b->machine.mem_mib ? CMP_M_MEM : 0;
 	d |= a->machine.queues != b->machine.queues ? CMP_M_QUEUES : 0;

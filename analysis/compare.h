@@ -83,10 +83,12 @@ const char *cmp_layer_name(int layer);
 
 /*
  * The guest's machine, as far as it moves the sizes (docs/vm-machine.md):
+ * its kind (uml: User Mode Linux on simulated time, else a QEMU guest),
  * vCPUs, memory, virtio-blk queues, the clock (icount_shift -1: the
  * host's real time, else QEMU's instruction count, 2^shift ns each).
  */
 struct cmp_machine {
+	int uml;
 	int cpus, mem_mib, queues, icount_shift;
 };
 
@@ -97,11 +99,13 @@ enum {
 	CMP_M_MEM = 4,
 	CMP_M_QUEUES = 8,
 	CMP_M_CLOCK = 16,
+	CMP_M_KIND = 32,
 };
 
 /*
- * The knobs named by dims, joined by sep: "2cpu", "1024M", "2q",
- * "realtime" or "icount:4" (and "tcg" for the accelerator, from accel).
+ * The knobs named by dims, joined by sep: "qemu" or "uml", "2cpu",
+ * "1024M", "2q", "realtime" or "icount:4" (and "tcg" for the accelerator,
+ * from accel).
  */
 void cmp_machine_tag(const struct cmp_machine *m, const char *accel,
     unsigned dims, const char *sep, char *buf, size_t len);
@@ -122,7 +126,7 @@ struct cmp_result {
 	char *devices; /* the filesystem device names, joined */
 	char *target;  /* fstype and options */
 	/* From the "vm" object; accel "none" and kernel "" on the host. */
-	char *accel;                /* "none", "kvm", "tcg" */
+	char *accel;                /* "none", "kvm", "tcg", "uml" */
 	char *kernel_release;       /* the guest's */
 	uint64_t parallel_guests;   /* guests running at once; 1 on the host */
 	struct cmp_machine machine; /* a guest's; all 0 on the host */

@@ -67,7 +67,11 @@ vm_line(json_t *doc, FILE *fp)
 	    result_gets(vm, "kernel_release"), result_gets(vm, "accel"),
 	    result_geti(vm, "cpus"), result_geti(vm, "mem_mib"),
 	    (double)result_geti(vm, "boot_ns") / 1e9);
-	if (strcmp(result_gets(vm, "accel"), "kvm") != 0)
+	if (strcmp(result_gets(vm, "accel"), "uml") == 0)
+		fprintf(fp,
+		    "         the elapsed times are simulated (UML "
+		    "time-travel): not comparable with QEMU or bare metal\n");
+	else if (strcmp(result_gets(vm, "accel"), "kvm") != 0)
 		fprintf(fp,
 		    "         the elapsed times are emulated (%s): not "
 		    "comparable with KVM or bare metal\n",

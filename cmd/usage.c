@@ -51,7 +51,7 @@ static const char synopsis[] =
     "                    [--nfs-export-fs fstype] [--nfs-path path]\n"
     "                    [--nfs-server knfsd | ganesha]\n"
     "                    [--plan[=lines | github | gitlab]]\n"
-    "                    [--queues n | cpus,...] [--size size]\n"
+    "                    [--queues n | cpus,...] [--seed n] [--size size]\n"
     "                    [--timeout seconds] archive | -- job ...\n"
     "       ubcreplay vm --merge dir [--fail-if metric:change]\n"
     "                    [--gate-rule interval | significance]\n"

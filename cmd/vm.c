@@ -57,6 +57,7 @@ static const struct option longopts[] = {
     {"nfs-server", required_argument, NULL, 'S'},
     {"plan", optional_argument, NULL, 'p'},
     {"queues", required_argument, NULL, 'Q'},
+    {"seed", required_argument, NULL, 'e'},
     {"size", required_argument, NULL, 'Z'},
     {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
@@ -352,6 +353,7 @@ defaults(struct vm_opts *o, char *runs)
 	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
 	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
+	o->seed = -1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	o->size_bytes = IMAGE_BYTES;
 }
@@ -482,6 +484,7 @@ parse(int argc, char **argv, struct vm_opts *o)
 			o->bisect = 1;
 			break;
 		case 'C':
+			o->given |= VM_GIVEN_CPUS;
 			if (knob("--cpus", optarg, &o->cpus, one_cpus) == -1)
 				return -1;
 			break;
@@ -490,9 +493,16 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			break;
 		case 'Q':
+			o->given |= VM_GIVEN_QUEUES;
 			if (knob("--queues", optarg, &o->queues, one_queues) ==
 			    -1)
 				return -1;
+			break;
+		case 'e':
+			if (cmd_parse_int("--seed", optarg, 0, INT32_MAX, &v) ==
+			    -1)
+				return -1;
+			o->seed = v;
 			break;
 		case 'K':
 			if (knob("--clock", optarg, &o->clock, one_clock) == -1)

@@ -76,14 +76,15 @@ check(struct vmrun *r)
 	struct vm_opts *o = r->o;
 	char errbuf[2048];
 	ssize_t n;
+	int noqemu;
 
-	/* Listing the cells, or reading their results, boots nothing. */
-	if (vm_qemu_version(r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) ==
-	        -1 &&
-	    o->plan == NULL && o->merge == NULL) {
-		warnx("%s", errbuf);
-		return -1;
-	}
+	/*
+	 * Listing the cells, or reading their results, boots nothing; UML
+	 * kernels need no QEMU (asked below, once they are known).
+	 */
+	noqemu = vm_qemu_version(
+	             r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf)) == -1 &&
+	    o->plan == NULL && o->merge == NULL;
 	if ((n = readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1)) <= 0) {
 		warnx(
 		    "cannot find this program's own file: %s", strerror(errno));
@@ -147,6 +148,12 @@ check(struct vmrun *r)
 	for (size_t i = 0; i < o->nkernel; i++) {
 		if (vm_kernel_open(&r->k[i], o->kernel[i], o->modules, errbuf,
 		        sizeof(errbuf)) == -1) {
+			warnx("%s", errbuf);
+			return -1;
+		}
+		if (noqemu && r->k[i].machine == VM_MACHINE_QEMU) {
+			vm_qemu_version(
+			    r->qemu, sizeof(r->qemu), errbuf, sizeof(errbuf));
 			warnx("%s", errbuf);
 			return -1;
 		}
@@ -223,6 +230,8 @@ confs(struct vmrun *r)
 		c->nfs_server = o->nfs_opts != NULL ? o->nfs_server : NULL;
 		c->nfs_opts = o->nfs_opts;
 		c->nfs_path = o->nfs_path;
+		c->given = o->given;
+		c->seed = o->seed;
 	}
 	r->ncell = ncell;
 }

@@ -76,7 +76,9 @@ struct vm_opts {
 	size_t ncell;      /* --cell: the ids of the cells to run */
 	char *cell[MAX_KERNELS * MAX_FS];
 	int runs, jobs, bisect;
-	int rule; /* enum gate_rule */
+	unsigned given; /* VM_GIVEN_*: the knobs given, not defaults */
+	long long seed; /* --seed, -1 none */
+	int rule;       /* enum gate_rule */
 	/*
 	 * -n MIN..MAX (auto: 5..20): runs a cell until every gate is decided,
 	 * looking at look[0] = MIN runs, then at each of look[1 .. nlook-1];

@@ -2,8 +2,9 @@
  * kernel_fuzz.c - libFuzzer target for the kernel image parsing of
  * vm/kernel.c: the input is the start of a file given to `vm -k` (a
  * bzImage's setup header and version string, vm_kernel_parse) and an ELF
- * image searched for its PVH entry note (vm_kernel_haspvh), as a hostile
- * or damaged kernel might hand them over. Neither may crash or read past
+ * image searched for its PVH entry note (vm_kernel_haspvh) and its section
+ * headers for UML's (vm_uml_is, vm/uml_kernel.c), as a hostile or damaged
+ * kernel might hand them over. None may crash or read past
  * the input (ASan and UBSan watch), and what the parser fills in must be
  * what it promises: terminated strings, a release that is a plain file
  * name, a payload wholly inside the file.
@@ -25,6 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 
 	vm_kernel_haspvh(data, size);
+	vm_uml_is(data, size);
 	if (vm_kernel_parse(data, size, size, &b, err, sizeof(err)) == -1) {
 		if (err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL)
 			abort(); /* a failure must say why */

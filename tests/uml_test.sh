@@ -1,10 +1,15 @@
 #! /usr/bin/env atf-sh
 # uml_test.sh - the main job in a User Mode Linux guest on simulated time
-# (contrib/uml-run.sh) is deterministic: two runs of the same kernel,
-# archive, memory, disk model and seed give the same counts and histogram
-# buckets (and the whole result, but for its start time), and so does a
-# third beside two CPU hogs. How soon the guest reaches the job is printed
-# (a benchmark's figure, not judged here).
+# is deterministic: two runs of the same kernel, archive, memory, disk
+# model and seed give the same counts and histogram buckets, and so does a
+# third beside two CPU hogs; by hand (contrib/uml-run.sh, the whole result
+# but for its start time) and as `ubcreplay vm -k UMLTREE`, whose results
+# carry the machine and whose exact probe agrees with the guest's
+# diskstats. vm refuses what UML has not (NFS, an accelerator, the icount
+# clock, a second CPU, virtio queues), a UML kernel without time-travel or
+# the project's patches, and a seed for QEMU; compare refuses a size gate
+# across machine kinds. How soon the guest reaches the job is printed (a
+# benchmark's figure, not judged here).
 #
 # The UML kernel is $UBC_UML_LINUX, else the first `linux` that
 # `contrib/vm-kbuild.sh -a um` built in the kbuild cache; without one the
@@ -30,6 +35,21 @@ require_uml()
 	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
 }
 
+# Two CPU hogs beside the next cells, and their end (also a cleanup's).
+hogs_start()
+{
+	sh -c 'while :; do :; done' &
+	echo $! >hogs
+	sh -c 'while :; do :; done' &
+	echo $! >>hogs
+}
+hogs_stop()
+{
+	[ ! -f hogs ] || kill $(cat hogs) 2>/dev/null
+	rm -f hogs
+	return 0
+}
+
 # uml_run NAME [OPTIONS]: one cell, its counts in NAME.json.counts.
 uml_run()
 {
@@ -53,13 +73,9 @@ deterministic_body()
 	require_uml
 	uml_run a
 	uml_run b
-	sh -c 'while :; do :; done' &
-	h1=$!
-	sh -c 'while :; do :; done' &
-	h2=$!
-	echo "$h1 $h2" >hogs
+	hogs_start
 	uml_run hog
-	kill "$h1" "$h2"
+	hogs_stop
 	cmp a.json.counts b.json.counts ||
 	    atf_fail "two quiet runs differ: $(diff a.json.counts b.json.counts | head -n 8 | tr '\n' ' ')"
 	cmp a.json.counts hog.json.counts ||
@@ -78,8 +94,7 @@ deterministic_body()
 }
 deterministic_cleanup()
 {
-	[ ! -f hogs ] || kill $(cat hogs) 2>/dev/null
-	return 0
+	hogs_stop
 }
 
 atf_test_case bad_input
@@ -97,8 +112,214 @@ bad_input_body()
 	    "$top/contrib/uml-run.sh" /nonexistent "$small"
 }
 
+# counts FILE: every count and histogram bucket of every run, phase and
+# device of a result, one a line, in FILE.counts; then checks that the
+# exact probe's requests agree with the guest's diskstats deltas (as
+# vm_test does) and that the "vm" object records the UML machine.
+counts()
+{
+	python3 - "$1" <<'EOF' || atf_fail "$1: $(tail -n 1 "$1.check" 2>/dev/null)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def fail(msg):
+    open(sys.argv[1] + ".check", "w").write(msg + "\n")
+    sys.exit(1)
+vm = d["vm"]
+if (vm["machine"], vm["accel"], vm["clock"], vm["cpus"], vm["queues"]) != \
+        ("uml", "uml", "time-travel", 1, 1):
+    fail("machine %r accel %r clock %r cpus %r queues %r" % (vm["machine"],
+         vm["accel"], vm["clock"], vm["cpus"], vm["queues"]))
+if vm["disk_model"] != {"base_ns": 100000, "ns_per_kib": 2000}:
+    fail("disk_model %r" % vm["disk_model"])
+if not isinstance(vm["seed"], int) or not vm["patches"] or vm["boot_ns"] <= 0:
+    fail("seed %r patches %r boot_ns %r" % (vm["seed"], vm["patches"], vm["boot_ns"]))
+if "ubd0=/tmp/ubcreplay-uml/disk.img" not in vm["cmdline"]:
+    fail("cmdline %r" % vm["cmdline"])
+if d["probe"]["name"] != "tracefs":
+    fail("probe %r" % d["probe"])
+out = open(sys.argv[1] + ".counts", "w")
+for i, r in enumerate(d["runs"]):
+    if r["status"] != "ok":
+        fail("run %d: %s" % (i, r["status"]))
+    tot = {}
+    for p in r["phases"]:
+        for dev in p["devices"]:
+            if dev["device"] != "ubda":
+                fail("device %r: the disk is ubda" % dev["device"])
+            at = "run %d %s %s" % (i, p["phase"], dev["device"])
+            for way in ("read", "write"):
+                w = dev[way]
+                print(at, way, "ops", w["ops"], "bytes", w["bytes"], file=out)
+                for b in w["size_hist"]["buckets"]:
+                    print(at, way, "bucket", json.dumps(b, sort_keys=True), file=out)
+            for k in ("flushes", "discards", "empty_preflush"):
+                print(at, k, dev[k], file=out)
+            s = dev["diskstats"]
+            for k, v in (("ops", dev["write"]["ops"] + dev["empty_preflush"]),
+                         ("bytes", dev["write"]["bytes"]),
+                         ("ds_ops", s["write_ops"]), ("ds_bytes", s["write_bytes"]),
+                         ("rd", dev["read"]["ops"]), ("ds_rd", s["read_ops"])):
+                tot[k] = tot.get(k, 0) + v
+    if (tot["ops"], tot["bytes"]) != (tot["ds_ops"], tot["ds_bytes"]):
+        fail("run %d: requests %d ops %d bytes, diskstats %d ops %d bytes" %
+             (i, tot["ops"], tot["bytes"], tot["ds_ops"], tot["ds_bytes"]))
+    if tot["rd"] != tot["ds_rd"]:
+        fail("run %d: reads: %d requests, diskstats %d" % (i, tot["rd"], tot["ds_rd"]))
+    if tot["ops"] == 0:
+        fail("run %d: no writes" % i)
+EOF
+}
+
+# vm_run NAME [OPTIONS]: one UML cell of vm at -n 1, its result NAME.json
+# and its counts NAME.json.counts; prints the boot and the cell's time.
+vm_run()
+{
+	name=$1
+	shift
+	start=$(date +%s.%N)
+	"$ubc" vm -n 1 -o "$name.out" "$@" -k "$tree" "$small" \
+	    >"$name.series" 2>"$name.err" ||
+	    atf_fail "$name: vm failed: $(tail -n 6 "$name.err" | tr '\n' ' ')"
+	end=$(date +%s.%N)
+	set -- "$name.out"/*.json
+	[ $# -eq 1 ] && [ -f "$1" ] || atf_fail "$name: not one result: $(ls "$name.out")"
+	mv "$1" "$name.json"
+	rm -r "$name.out"
+	counts "$name.json"
+	echo "$name: boot to job $(json "$name.json" 'd["vm"]["boot_ns"] / 1e9') s, cell $(echo "$end - $start" | bc) s"
+}
+
+# The build directory of the UML kernel require_uml found.
+require_tree()
+{
+	tree=$(dirname "$linux")
+	grep -qx CONFIG_UML=y "$tree/.config" 2>/dev/null ||
+	    atf_skip "'$linux' is not in a UML build directory (contrib/vm-kbuild.sh -a um makes one)"
+}
+
+atf_test_case vm
+vm_head()
+{
+	atf_set descr "vm -k UMLTREE twice, beside two CPU hogs, and -j 2 as tree and program: identical counts, exact probe = diskstats, the machine recorded"
+	atf_set timeout 600
+}
+vm_body()
+{
+	require_uml
+	require_tree
+	use_tmp
+	vm_run a
+	vm_run b
+	hogs_start
+	vm_run hog
+	hogs_stop
+	cmp a.json.counts b.json.counts ||
+	    atf_fail "two quiet cells differ: $(diff a.json.counts b.json.counts | head -n 8 | tr '\n' ' ')"
+	cmp a.json.counts hog.json.counts ||
+	    atf_fail "the cell beside CPU hogs differs: $(diff a.json.counts hog.json.counts | head -n 8 | tr '\n' ' ')"
+	[ "$(json a.json 'd["vm"]["seed"]')" = 1 ] || atf_fail "the default seed is not 1"
+	[ "$(json a.json 'd["vm"]["kernel_sha256"]')" = "$(sha256sum "$linux" | cut -c1-64)" ] ||
+	    atf_fail "kernel_sha256 is not the linux program's"
+	# Two cells side by side, the tree and its program: the same kernel,
+	# each in a mount namespace of its own at the same fixed path.
+	"$ubc" vm -n 1 -j 2 -o par -k "$tree" -k "$linux" "$small" \
+	    >par.series 2>par.err ||
+	    atf_fail "vm -j 2 failed: $(tail -n 6 par.err | tr '\n' ' ')"
+	n=0
+	for r in par/*.json; do
+		counts "$r"
+		cmp a.json.counts "$r.counts" ||
+		    atf_fail "$r, run beside another cell, differs: $(diff a.json.counts "$r.counts" | head -n 8 | tr '\n' ' ')"
+		n=$((n + 1))
+	done
+	[ $n = 2 ] || atf_fail "-j 2: $n results: $(ls par)"
+	rm -r par
+	no_leftovers
+}
+vm_cleanup()
+{
+	hogs_stop
+}
+
+atf_test_case vm_bad_input
+vm_bad_input_head()
+{
+	atf_set descr "vm refuses on UML what it has not, a UML kernel without time-travel or our patches, and --seed for QEMU"
+}
+vm_bad_input_body()
+{
+	require_uml
+	require_tree
+	use_tmp
+	for bad in "-t nfs:NFS cells are not on UML" \
+	    "--accel kvm:--accel is QEMU's: not on UML" \
+	    "--cpus 1 --clock icount:--clock icount is QEMU's" \
+	    "--cpus 2:--cpus: UML has one CPU" \
+	    "--queues 1:--queues is virtio-blk's: not on UML"; do
+		atf_check -s exit:2 -o empty \
+		    -e match:"kernel '$linux': ${bad#*:}" \
+		    "$ubc" vm ${bad%%:*} -k "$tree" "$small"
+	done
+	# Copies without one of the strings that say what it was built with.
+	for what in time-travel-start= ubd_model= uml_seed=; do
+		python3 - "$linux" "$what" nopatch <<'EOF'
+import sys
+b = open(sys.argv[1], "rb").read()
+w = sys.argv[2].encode() + b"\0"
+open(sys.argv[3], "wb").write(b.replace(w, w[:-2] + b"X\0"))
+EOF
+		chmod +x nopatch
+		case $what in
+		time-travel-start=) msg="UML kernel 'nopatch' has no time-travel support" ;;
+		*) msg="UML kernel 'nopatch' lacks the project's patches" ;;
+		esac
+		atf_check -s exit:2 -o empty -e match:"$msg" \
+		    "$ubc" vm -k nopatch "$small"
+	done
+	rm nopatch
+	atf_check -s exit:2 -o empty \
+	    -e match:"'/bin/true' is not a kernel image \(no x86 boot header, nor a User Mode Linux program\)" \
+	    "$ubc" vm -k /bin/true "$small"
+	atf_check -s exit:2 -o empty -e match:"--seed 'x'" \
+	    "$ubc" vm --seed x -k "$tree" "$small"
+	no_leftovers
+}
+
+atf_test_case compare_kinds
+compare_kinds_head()
+{
+	atf_set descr "compare refuses a size gate between a QEMU and a UML result"
+	atf_set timeout 300
+}
+compare_kinds_body()
+{
+	require_uml
+	require_tree
+	use_tmp
+	vm_run uml
+	# The same result as a QEMU guest's would say it.
+	python3 - uml.json qemu.json <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+vm = d["vm"]
+vm.update(machine="qemu", accel="tcg", clock="realtime")
+for k in ("disk_model", "seed", "patches"):
+    del vm[k]
+d["label"] = "qemu " + d["label"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+	atf_check -s exit:2 -o empty -e save:err "$ubc" compare --fail-if \
+	    write.mean_bytes:+5% qemu.json uml.json
+	grep -qF "cannot judge sizes across machines: the guests' machines differ in machine kind (QEMU, UML): 'qemu.json' (qemu), 'uml.json' (uml)" err ||
+	    atf_fail "the refusal does not name the machines: $(cat err)"
+	no_leftovers
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case deterministic
 	atf_add_test_case bad_input
+	atf_add_test_case vm
+	atf_add_test_case vm_bad_input
+	atf_add_test_case compare_kinds
 }

@@ -165,10 +165,54 @@ ATF_TC_BODY(reader_names_the_line, tc)
 	free(t.s);
 }
 
+/*
+ * The transport: 9p and /dev/vda when the host says nothing (QEMU's), or
+ * UML's hostfs with the out directory's host path and its ubd disk; a
+ * hostfs without an out directory, or a transport the guest does not
+ * know, is refused.
+ */
+ATF_TC_WITHOUT_HEAD(transport);
+ATF_TC_BODY(transport, tc)
+{
+	struct vmconf c, back;
+	struct text t = {NULL, 0};
+	char err[512], *s, *u;
+
+	memset(&c, 0, sizeof(c));
+	c.fstype = "ext4";
+	c.mountopts = "";
+	c.exe = "/usr/bin/ubcreplay";
+	ATF_REQUIRE((s = vmconf_format(&c, err, sizeof(err))) != NULL);
+	ATF_REQUIRE_EQ(vmconf_parse(s, strlen(s), &back, err, sizeof(err)), 0);
+	ATF_REQUIRE_STREQ(back.transport, "9p");
+	ATF_REQUIRE_STREQ(back.disk, "/dev/vda");
+	vmconf_free(&back);
+	free(s);
+	c.transport = "hostfs";
+	c.outdir = "/tmp/ubcreplay-uml/out";
+	c.disk = "/dev/ubda";
+	ATF_REQUIRE((u = vmconf_format(&c, err, sizeof(err))) != NULL);
+	ATF_REQUIRE_EQ(vmconf_parse(u, strlen(u), &back, err, sizeof(err)), 0);
+	ATF_REQUIRE_STREQ(back.transport, "hostfs");
+	ATF_REQUIRE_STREQ(back.outdir, "/tmp/ubcreplay-uml/out");
+	ATF_REQUIRE_STREQ(back.disk, "/dev/ubda");
+	vmconf_free(&back);
+	free(u);
+	add(&t, "exe /x\ntransport hostfs\n");
+	refused(&t, "transport hostfs needs an outdir line");
+	free(t.s);
+	t.s = NULL;
+	t.len = 0;
+	add(&t, "exe /x\ntransport virtiofs\n");
+	refused(&t, "transport 'virtiofs': not 9p or hostfs");
+	free(t.s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, round_trip);
 	ATF_TP_ADD_TC(tp, writer_refuses);
 	ATF_TP_ADD_TC(tp, reader_names_the_line);
+	ATF_TP_ADD_TC(tp, transport);
 	return atf_no_error();
 }

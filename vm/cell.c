@@ -84,6 +84,27 @@ exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
+static int
+uml(const struct vm_cell_conf *c)
+{
+	return c->kernel->machine == VM_MACHINE_UML;
+}
+
+/*
+ * The mount options the guest is given: a UML cell's ext4 without
+ * block-bitmap prefetch, whose thread otherwise starts after a random
+ * delay (docs/vm-machine.md), before the user's own.
+ */
+static void
+mountopts(const struct vm_cell_conf *c, char *buf, size_t len)
+{
+	if (uml(c) && strcmp(c->fstype, "ext4") == 0)
+		snprintf(buf, len, "no_prefetch_block_bitmaps%s%s",
+		    c->mount_opts[0] != '\0' ? "," : "", c->mount_opts);
+	else
+		snprintf(buf, len, "%s", c->mount_opts);
+}
+
 /* The modules the cell needs, dependencies first. */
 static int
 modules(const struct vm_cell_conf *c, struct vm_modset *set, char *err,
@@ -111,6 +132,7 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 {
 	struct vmconf vc;
 	char **mod = calloc(mods->n + 1, sizeof(*mod)), msg[1024], *s = NULL;
+	char opts[2048];
 	size_t i;
 
 	if (mod == NULL) {
@@ -121,8 +143,15 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 		if ((mod[i] = vm_initramfs_modname(mods, i)) == NULL)
 			break;
 	memset(&vc, 0, sizeof(vc));
+	mountopts(c, opts, sizeof(opts));
 	vc.fstype = c->fstype;
-	vc.mountopts = c->mount_opts;
+	vc.mountopts = opts;
+	/* UML: the host's own paths (hostfs), the disk ubd's. */
+	if (uml(c)) {
+		vc.transport = "hostfs";
+		vc.outdir = VM_UML_DIR "/out";
+		vc.disk = "/dev/ubda";
+	}
 	vc.exe = c->exe;
 	vc.setup = c->nfs_server != NULL ? VM_GUEST_SETUP : NULL;
 	vc.nmod = mods->n;
@@ -140,11 +169,47 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 	return s;
 }
 
+/*
+ * What a cell asks of its machine that the machine has not: UML has no
+ * NFS cells (local filesystems are its scope), no accelerator, one CPU,
+ * ubd's one queue, its own simulated clock; QEMU has no seed.
+ */
+static int
+machine_check(const struct vm_cell_conf *c, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (!uml(c)) {
+		if (c->seed >= 0)
+			why = "--seed is for UML kernels (uml_seed=), not "
+			      "QEMU's";
+	} else if (c->nfs_server != NULL)
+		why = "NFS cells are not on UML";
+	else if (strcmp(c->accel, "auto") != 0)
+		why = "--accel is QEMU's: not on UML, which runs the kernel "
+		      "as a host program";
+	else if (c->icount_shift >= 0)
+		why = "--clock icount is QEMU's: UML runs on its own "
+		      "simulated time (time-travel)";
+	else if ((c->given & VM_GIVEN_CPUS) && c->cpus > 1)
+		why = "--cpus: UML has one CPU";
+	else if (c->given & VM_GIVEN_QUEUES)
+		why = "--queues is virtio-blk's: not on UML (ubd has one "
+		      "queue)";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errlen, "kernel '%s': %s", c->kernel->path, why);
+	return -1;
+}
+
 int
 vm_cell_check(const struct vm_cell_conf *c, char *err, size_t errlen)
 {
 	struct vm_modset set;
 	char *s;
+
+	if (machine_check(c, err, errlen) == -1)
+		return -1;
 
 	if (modules(c, &set, err, errlen) == -1)
 		return -1;
@@ -163,8 +228,8 @@ makeimage(struct vm_cell *cell, char *err, size_t errlen)
 	path(cell, "disk.img", img, sizeof(img));
 	path(cell, "mkfs.log", log, sizeof(log));
 	unlink(img);
-	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, log, msg,
-	        sizeof(msg)) == -1) {
+	if (vm_image_make(img, c->fstype, c->mkfs_opts, c->size_bytes, uml(c),
+	        log, msg, sizeof(msg)) == -1) {
 		snprintf(err, errlen, "kernel '%s', %s: %s", c->kernel->path,
 		    c->fstype, msg);
 		return -1;
@@ -204,6 +269,17 @@ vm_cell_prepare(struct vm_cell *cell, char *err, size_t errlen)
 		return -1;
 	if ((conf = conftext(c, c->mods, err, errlen)) == NULL)
 		return -1;
+	if (uml(c)) {
+		r = vm_init_write(cell->host->dir, conf, msg, sizeof(msg));
+		free(conf);
+		if (r == -1) {
+			snprintf(err, errlen, "kernel '%s': %s",
+			    c->kernel->path, msg);
+			return -1;
+		}
+		return vm_uml_cmdline(c, cell->host->cmdline,
+		    sizeof(cell->host->cmdline), err, errlen);
+	}
 	path(cell, "initramfs.cpio.gz", p, sizeof(p));
 	r = vm_initramfs_write(p, c->mods, conf, msg, sizeof(msg));
 	free(conf);
@@ -224,7 +300,22 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 	char initrd[PATH_MAX], img[PATH_MAX], out[PATH_MAX], con[PATH_MAX],
 	    log[PATH_MAX];
 	struct vm_guest_conf g;
+	struct vm_uml_conf u;
 
+	cell->boot_ns = -1;
+	if (uml(c)) {
+		path(cell, "console.log", con, sizeof(con));
+		u.program = c->kernel->path;
+		u.dir = cell->host->dir;
+		u.cmdline = cell->host->cmdline;
+		u.console = con;
+		if (vm_uml_start(&cell->host->guest, &u, err, errlen) == -1) {
+			cell->state = VM_FAILED;
+			return -1;
+		}
+		cell->state = VM_RUNNING;
+		return 0;
+	}
 	path(cell, "initramfs.cpio.gz", initrd, sizeof(initrd));
 	path(cell, "disk.img", img, sizeof(img));
 	path(cell, "out", out, sizeof(out));
@@ -263,8 +354,10 @@ vm_cell_start(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
 
-	/* An instruction-count clock is TCG's alone. */
-	if (c->icount_shift >= 0)
+	/* UML has no accelerator; an instruction-count clock is TCG's. */
+	if (uml(c))
+		snprintf(cell->accel, sizeof(cell->accel), "uml");
+	else if (c->icount_shift >= 0)
 		snprintf(cell->accel, sizeof(cell->accel), "tcg");
 	else if (strcmp(c->accel, "auto") == 0)
 		snprintf(cell->accel, sizeof(cell->accel), "%s",
@@ -518,7 +611,8 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 	if (st[0] == '\0') {
 		if (WIFSIGNALED(cell->host->guest.status)) {
 			snprintf(what, sizeof(what),
-			    "QEMU was killed by signal %d before the job ended",
+			    "%s was killed by signal %d before the job ended",
+			    uml(c) ? "UML" : "QEMU",
 			    WTERMSIG(cell->host->guest.status));
 			return failed(cell, what, "console.log", err, errlen);
 		}
@@ -526,10 +620,11 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		    WEXITSTATUS(cell->host->guest.status) != 0) {
 			char log[PATH_MAX], tail[1024];
 
-			path(cell, "qemu.log", log, sizeof(log));
+			path(cell, uml(c) ? "console.log" : "qemu.log", log,
+			    sizeof(log));
 			vm_tail(log, 3, tail, sizeof(tail));
-			snprintf(what, sizeof(what),
-			    "QEMU failed (exit %d): %s",
+			snprintf(what, sizeof(what), "%s failed (exit %d): %s",
+			    uml(c) ? "UML" : "QEMU",
 			    WEXITSTATUS(cell->host->guest.status), tail);
 			return failed(cell, what, "console.log", err, errlen);
 		}
@@ -564,6 +659,36 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 }
 
 /*
+ * A UML cell's machine beyond QEMU's knobs: the disk model, the seed and
+ * the project's patches its kernel carries (kbuild.patches: "NAME SHA256").
+ */
+static int
+uml_machine(const struct vm_cell_conf *c, json_t *vm)
+{
+	char buf[sizeof(c->kernel->patches)], *save = NULL;
+	json_t *patches = json_array();
+	int rc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", c->kernel->patches);
+	for (char *l = strtok_r(buf, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+
+		if (sp != NULL)
+			*sp++ = '\0';
+		rc |= json_array_append_new(
+		    patches, json_pack("{s:s, s:s?}", "name", l, "sha256", sp));
+	}
+	rc |= json_object_set_new(vm, "disk_model",
+	    json_pack("{s:i, s:i}", "base_ns", VM_UML_BASE_NS, "ns_per_kib",
+	        VM_UML_NS_PER_KIB));
+	rc |= json_object_set_new(
+	    vm, "seed", json_integer(c->seed >= 0 ? c->seed : VM_UML_SEED));
+	rc |= json_object_set_new(vm, "patches", patches);
+	return rc;
+}
+
+/*
  * The machine the job ran on: what QEMU was told (queues, clock) and what
  * the guest saw (out/machine, vm/init.c: its blk-mq hardware queues and
  * the disk's scheduler, its CPU's calibration before and after the job; 0
@@ -580,10 +705,17 @@ machine(const struct vm_cell *cell, json_t *vm)
 	FILE *f;
 	int rc = 0;
 
-	rc |= json_object_set_new(vm, "queues", json_integer(c->queues));
+	rc |= json_object_set_new(
+	    vm, "machine", json_string(uml(c) ? "uml" : "qemu"));
+	rc |= json_object_set_new(
+	    vm, "queues", json_integer(uml(c) ? 1 : c->queues));
 	rc |= json_object_set_new(vm, "clock",
-	    json_string(c->icount_shift >= 0 ? "icount" : "realtime"));
-	if (c->icount_shift >= 0)
+	    json_string(uml(c)             ? "time-travel"
+	            : c->icount_shift >= 0 ? "icount"
+	                                   : "realtime"));
+	if (uml(c))
+		rc |= uml_machine(c, vm);
+	else if (c->icount_shift >= 0)
 		rc |= json_object_set_new(
 		    vm, "icount_shift", json_integer(c->icount_shift));
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -610,7 +742,7 @@ json_t *
 vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	char p[PATH_MAX], rel[128], msg[1024], label[512];
+	char p[PATH_MAX], rel[128], msg[1024], label[512], opts[2048];
 	const char *who;
 	json_t *doc, *vm, *img;
 
@@ -629,16 +761,18 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	if (c->nfs_server != NULL)
 		snprintf(label, sizeof(label), "%s nfs %s %s", who, c->nfs_opts,
 		    c->nfs_server);
+	mountopts(c, opts, sizeof(opts));
 	img = json_pack("{s:s, s:s, s:s, s:I}", "fstype", c->fstype,
-	    "mkfs_options", c->mkfs_opts, "mount_options", c->mount_opts,
-	    "size_bytes", (json_int_t)c->size_bytes);
+	    "mkfs_options", c->mkfs_opts, "mount_options", opts, "size_bytes",
+	    (json_int_t)c->size_bytes);
 	vm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:i, "
 	               "s:o}",
 	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
 	    "kernel_release", rel, "cmdline", cell->host->cmdline, "accel",
-	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
-	    c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
-	    "parallel_guests", cell->parallel_guests, "image", img);
+	    cell->accel, "cpus", uml(c) ? 1 : c->cpus, "mem_mib", c->mem_mib,
+	    "qemu_version", uml(c) ? "" : c->qemu_version, "boot_ns",
+	    (json_int_t)cell->boot_ns, "parallel_guests", cell->parallel_guests,
+	    "image", img);
 	if (vm != NULL && c->kernel->tree[0] != '\0')
 		json_object_set_new(vm, "tree",
 		    json_pack("{s:s, s:s, s:s?, s:o, s:o}", "path",

@@ -61,8 +61,17 @@ vm_image_check(const char *fstype, char *err, size_t errlen)
 	return 0;
 }
 
+/* mke2fs's clock, for a fixed filesystem (in the child, before exec). */
 static int
-runmkfs(char *const *argv, const char *logpath, char *err, size_t errlen)
+fixtime(const void *arg)
+{
+	(void)arg;
+	return setenv("E2FSPROGS_FAKE_TIME", "1700000000", 1);
+}
+
+static int
+runmkfs(
+    char *const *argv, int fixed, const char *logpath, char *err, size_t errlen)
 {
 	struct vm_spawn sp = {.argv = argv,
 	    .log = logpath,
@@ -70,7 +79,8 @@ runmkfs(char *const *argv, const char *logpath, char *err, size_t errlen)
 	    .out = -1,
 	    .netns = -1,
 	    .mntns = -1,
-	    .pdeathsig = SIGKILL};
+	    .pdeathsig = SIGKILL,
+	    .child = fixed ? fixtime : NULL};
 	pid_t pid;
 	int st = 0;
 
@@ -89,7 +99,8 @@ runmkfs(char *const *argv, const char *logpath, char *err, size_t errlen)
 
 int
 vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
-    uint64_t size_bytes, const char *logpath, char *err, size_t errlen)
+    uint64_t size_bytes, int fixed, const char *logpath, char *err,
+    size_t errlen)
 {
 	char mkfs[PATH_MAX], opts[1024], *argv[MAXOPTS + 8], *save = NULL;
 	size_t n = 0, nopt = 0;
@@ -114,9 +125,19 @@ vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 	if (strncmp(fstype, "ext", 3) == 0) {
 		argv[n++] = "-F";
 		argv[n++] = "-q";
+		if (fixed) {
+			argv[n++] = "-U";
+			argv[n++] = VM_IMAGE_UUID;
+		}
 		if (strcmp(fstype, "ext4") == 0) {
 			argv[n++] = "-E";
-			argv[n++] = "lazy_itable_init=0,lazy_journal_init=0";
+			argv[n++] = fixed
+			    ? "lazy_itable_init=0,lazy_journal_init=0,"
+			      "hash_seed=" VM_IMAGE_UUID
+			    : "lazy_itable_init=0,lazy_journal_init=0";
+		} else if (fixed) {
+			argv[n++] = "-E";
+			argv[n++] = "hash_seed=" VM_IMAGE_UUID;
 		}
 	} else if (strcmp(fstype, "xfs") == 0 || strcmp(fstype, "btrfs") == 0) {
 		argv[n++] = "-f";
@@ -142,7 +163,7 @@ vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
 	}
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
-	return runmkfs(argv, logpath, err, errlen);
+	return runmkfs(argv, fixed, logpath, err, errlen);
 }
 
 /*

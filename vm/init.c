@@ -3,7 +3,8 @@
  * packed as /init into the initramfs that vm/initramfs.c writes. It reads
  * /vm.conf, which the host wrote (its format and limits: vm/vmconf.h, whose
  * parser, vm/vmconf.c, is linked in), loads the modules it names, mounts
- * what the job needs inside the host's root (shared read-only over 9p),
+ * what the job needs inside the host's root (shared read-only over 9p, or
+ * under User Mode Linux over hostfs, with /vm.conf beside the init),
  * runs the job there with its output on a second, writable 9p share, writes
  * the job's status and the kernel's release next to it, and powers the
  * guest off. Any failure is printed on the console (the host shows its
@@ -89,7 +90,13 @@ domount(const char *src, const char *dir, const char *type, unsigned long flags,
     const char *data)
 {
 	mkdir(dir, 0755);
-	if (mount(src, dir, type, flags, data) == -1)
+	/*
+	 * A kernel that mounts devtmpfs on its root's /dev itself (UML's,
+	 * CONFIG_DEVTMPFS_MOUNT, whose root is not an initramfs) has it
+	 * there already.
+	 */
+	if (mount(src, dir, type, flags, data) == -1 &&
+	    !(errno == EBUSY && strcmp(type, "devtmpfs") == 0))
 		die("cannot mount %s (%s) on %s: %s", src, type, dir,
 		    strerror(errno));
 }
@@ -100,7 +107,7 @@ domount(const char *src, const char *dir, const char *type, unsigned long flags,
  * run a job with anything dropped or cut.
  */
 static void
-readconf(struct vmconf *c)
+readconf(const char *path, struct vmconf *c)
 {
 	enum {
 		MAX =
@@ -109,21 +116,21 @@ readconf(struct vmconf *c)
 	char *text = malloc(MAX + 1), err[512];
 	size_t len = 0;
 	ssize_t n = 1;
-	int fd = open("/vm.conf", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd == -1)
-		die("cannot open /vm.conf: %s", strerror(errno));
+		die("cannot open %s: %s", path, strerror(errno));
 	if (text == NULL)
 		die("out of memory");
 	while (len <= MAX && (n = read(fd, text + len, MAX + 1 - len)) > 0)
 		len += (size_t)n;
 	if (n == -1)
-		die("cannot read /vm.conf: %s", strerror(errno));
+		die("cannot read %s: %s", path, strerror(errno));
 	close(fd);
 	if (len > MAX)
-		die("/vm.conf is larger than %d bytes", MAX);
+		die("%s is larger than %d bytes", path, MAX);
 	if (vmconf_parse(text, len, c, err, sizeof(err)) == -1)
-		die("/vm.conf: %s", err);
+		die("%s: %s", path, err);
 	free(text);
 }
 
@@ -270,13 +277,15 @@ machine_num(const char *key, long long v)
  * scheduler merges what waits in it.
  */
 static void
-scheduler(void)
+scheduler(const char *disk)
 {
-	char line[256] = "", *a, *b;
-	FILE *f = fopen("/sys/block/vda/queue/scheduler", "r");
+	char line[256] = "", p[128], *a, *b;
+	FILE *f;
 
-	if (f == NULL)
+	snprintf(p, sizeof(p), "/sys/block/%s/queue/scheduler", disk);
+	if ((f = fopen(p, "r")) == NULL)
 		return;
+
 	if (fgets(line, sizeof(line), f) != NULL &&
 	    (a = strchr(line, '[')) != NULL && (b = strchr(a, ']')) != NULL) {
 		*b = '\0';
@@ -286,11 +295,15 @@ scheduler(void)
 }
 
 static int
-hw_queues(void)
+hw_queues(const char *disk)
 {
-	DIR *d = opendir("/sys/block/vda/mq");
+	char p[128];
 	struct dirent *e;
 	int n = 0;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/sys/block/%s/mq", disk);
+	d = opendir(p);
 
 	if (d == NULL)
 		return 0;
@@ -336,15 +349,31 @@ runsetup(const char *script)
 	die("%s failed: %s", script, last[0] != '\0' ? last : "no word");
 }
 
+/*
+ * /vm.conf is beside init: the initramfs's /init under QEMU, the host's
+ * file named by init= under UML, whose root is the host's (hostfs).
+ */
+static void
+confpath(const char *argv0, char *buf, size_t len)
+{
+	const char *slash = argv0 != NULL ? strrchr(argv0, '/') : NULL;
+
+	if (slash == NULL || slash == argv0)
+		snprintf(buf, len, "/vm.conf");
+	else
+		snprintf(buf, len, "%.*s/vm.conf", (int)(slash - argv0), argv0);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct vmconf c;
 	struct utsname u;
-	char data[VMCONF_LINE_MAX], rel[512];
+	char data[VMCONF_LINE_MAX], rel[512], conf[512];
+	const char *disk;
 	unsigned long flags;
+	int st, hostfs;
 	pid_t pid;
-	int st;
 
 	if (open("/dev/console", O_RDWR) == 0) {
 		dup2(0, 1);
@@ -353,22 +382,31 @@ main(void)
 	domount("proc", "/proc", "proc", 0, NULL);
 	domount("sysfs", "/sys", "sysfs", 0, NULL);
 	domount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-	readconf(&c);
+	confpath(argc > 0 ? argv[0] : NULL, conf, sizeof(conf));
+	readconf(conf, &c);
+	hostfs = strcmp(c.transport, "hostfs") == 0;
+	disk = strrchr(c.disk, '/') != NULL ? strrchr(c.disk, '/') + 1 : c.disk;
 	step("loading modules");
 	loadmodules(&c);
 	step("mounting the host's root");
 
 	/* The host's root, read-only, and what the job needs inside it. */
-	domount("ubcroot", ROOT, "9p", MS_RDONLY,
-	    "trans=virtio,version=9p2000.L,msize=262144,cache=loose");
+	if (hostfs)
+		domount("none", ROOT, "hostfs", MS_RDONLY, "/");
+	else
+		domount("ubcroot", ROOT, "9p", MS_RDONLY,
+		    "trans=virtio,version=9p2000.L,msize=262144,cache=loose");
 	domount("proc", ROOT "/proc", "proc", 0, NULL);
 	domount("sysfs", ROOT "/sys", "sysfs", 0, NULL);
 	domount("devtmpfs", ROOT "/dev", "devtmpfs", 0, NULL);
 	domount("tracefs", ROOT "/sys/kernel/tracing", "tracefs", 0, NULL);
 	domount("tmpfs", ROOT "/run", "tmpfs", 0, "mode=0755");
 	mkdir(ROOT WORK, 0755);
-	domount("ubcout", ROOT WORK "/out", "9p", 0,
-	    "trans=virtio,version=9p2000.L,msize=262144");
+	if (hostfs)
+		domount("none", ROOT WORK "/out", "hostfs", 0, c.outdir);
+	else
+		domount("ubcout", ROOT WORK "/out", "9p", 0,
+		    "trans=virtio,version=9p2000.L,msize=262144");
 	if (uname(&u) == -1)
 		die("uname: %s", strerror(errno));
 	snprintf(rel, sizeof(rel), "%s\n", u.release);
@@ -376,7 +414,7 @@ main(void)
 	if (strcmp(c.fstype, "none") != 0) {
 		step("mounting the disk");
 		flags = splitopts(c.mountopts, data, sizeof(data));
-		domount("/dev/vda", ROOT WORK "/disk", c.fstype, flags,
+		domount(c.disk, ROOT WORK "/disk", c.fstype, flags,
 		    data[0] != '\0' ? data : NULL);
 	}
 
@@ -385,8 +423,8 @@ main(void)
 		runsetup(c.setup);
 	}
 
-	machine_num("hw_queues", hw_queues());
-	scheduler();
+	machine_num("hw_queues", hw_queues(disk));
+	scheduler(disk);
 	machine_num("calibration_ns", calibrate());
 	/* The host watches for this file: the job starts now. */
 	step("starting the job");
@@ -394,7 +432,7 @@ main(void)
 	if ((pid = fork()) == -1)
 		die("fork: %s", strerror(errno));
 	if (pid == 0) {
-		const char *argv[VMCONF_ARGS_MAX + 2];
+		const char *jargv[VMCONF_ARGS_MAX + 2];
 
 		if (chroot(ROOT) == -1 || chdir("/") == -1) {
 			fprintf(stderr,
@@ -403,11 +441,11 @@ main(void)
 			_exit(126);
 		}
 		output_to(WORK "/out/job.log");
-		argv[0] = c.exe;
+		jargv[0] = c.exe;
 		for (size_t i = 0; i < c.narg; i++)
-			argv[i + 1] = c.arg[i];
-		argv[c.narg + 1] = NULL;
-		execv(c.exe, (char *const *)argv);
+			jargv[i + 1] = c.arg[i];
+		jargv[c.narg + 1] = NULL;
+		execv(c.exe, (char *const *)jargv);
 		fprintf(stderr, "cannot run %s: %s\n", c.exe, strerror(errno));
 		_exit(127);
 	}

@@ -5,6 +5,10 @@
  * modules the cell needs, decompressed here because not every kernel can
  * load a compressed one, and /vm.conf, which says what to load and run.
  *
+ * A UML guest has no initramfs (its kernels are built without one): the
+ * same init and /vm.conf are files of the cell's directory there, which
+ * the guest reaches over hostfs (vm_init_write).
+ *
  * UBCREPLAY_VM_INIT, when set, names a file packed as /init instead of
  * ours; the tests use it to boot a guest whose init cannot run.
  */
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -204,5 +209,51 @@ vm_initramfs_write(const char *path, const struct vm_modset *mods,
 	r = 0;
 out:
 	archive_write_free(a);
+	return r;
+}
+
+/* A file of its own, written whole or not at all. */
+static int
+writefile(const char *path, mode_t mode, const void *data, size_t len,
+    char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "we");
+	int r;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	r = fwrite(data, 1, len, f) == len ? 0 : -1;
+	if (fclose(f) == EOF || r == -1 || chmod(path, mode) == -1) {
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+		    strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+vm_init_write(const char *dir, const char *conf, char *err, size_t errlen)
+{
+	const char *other = getenv("UBCREPLAY_VM_INIT");
+	char p[PATH_MAX];
+	unsigned char *data;
+	size_t len;
+	int r;
+
+	snprintf(p, sizeof(p), "%s/vm.conf", dir);
+	if (writefile(p, 0644, conf, strlen(conf), err, errlen) == -1)
+		return -1;
+	snprintf(p, sizeof(p), "%s/init", dir);
+	if (other == NULL)
+		return writefile(p, 0755, vm_init_blob,
+		    (size_t)vm_init_blob_size, err, errlen);
+	if (readall(other, &data, &len, err, errlen) == -1)
+		return -1;
+	r = writefile(p, 0755, data, len, err, errlen);
+	free(data);
 	return r;
 }

@@ -1,5 +1,6 @@
 /*
- * kernel.c - recognising an x86 bzImage and finding its modules.
+ * kernel.c - recognising an x86 bzImage and finding its modules (an ELF
+ * program goes to uml_kernel.c, which knows a UML kernel).
  *
  * The boot protocol's setup header starts at 0x1f1; "HdrS" at 0x202 says it
  * is there, and the 16-bit kernel_version field at 0x20e, plus 0x200, is the
@@ -146,6 +147,9 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 		return -1;
 	}
 	close(fd);
+	/* An ELF program is no bzImage: a UML kernel, or nothing we boot. */
+	if (n >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		return vm_uml_open(k, path, err, errlen);
 	if (vm_kernel_parse(head, (size_t)n, (uint64_t)st.st_size, &k->image,
 	        msg, sizeof(msg)) == -1) {
 		snprintf(err, errlen, "'%s' %s", path, msg);

@@ -1,6 +1,8 @@
 /*
  * ktree.c - a built kernel tree as the kernel under test: a source tree
  * built in place, or the build directory it was built into with O=.
+ * A tree configured for User Mode Linux (CONFIG_UML=y in its .config) is
+ * its program `linux` (uml_kernel.c) instead of a bzImage.
  *
  * What boots is the tree's arch/x86/boot/bzImage; its release is
  * include/config/kernel.release (checked against the image's own version
@@ -68,15 +70,16 @@ git(const char *src, const char *a1, const char *a2, const char *a3, char *out,
 }
 
 /*
- * The commit the tree's bzImage was built from: what contrib/vm-kbuild.sh
- * recorded in kbuild.commit when it built it ("COMMIT clean" or "COMMIT
- * dirty"), unless the bzImage is newer (built since by other means); else
- * the source tree's HEAD now, when it is a git work tree. The source may
- * have moved on since the build (another commit checked out for the next
- * one): the record, where there is one, names what was built.
+ * The commit the tree's image (bzImage, or UML's linux) was built from: what
+ * contrib/vm-kbuild.sh recorded in kbuild.commit when it built it ("COMMIT
+ * clean" or "COMMIT dirty"), unless the bzImage is newer (built since by other
+ * means); else the source tree's HEAD now, when it is a git work tree. The
+ * source may have moved on since the build (another commit checked out for the
+ * next one): the record, where there is one, names what was built.
  */
 static void
-gitstate(struct vm_kernel *k, const char *dir, const char *src)
+gitstate(
+    struct vm_kernel *k, const char *dir, const char *src, const char *image)
 {
 	char out[4096], p[PATH_MAX + 64];
 	struct stat rec, img;
@@ -85,7 +88,7 @@ gitstate(struct vm_kernel *k, const char *dir, const char *src)
 	k->dirty = -1;
 	snprintf(p, sizeof(p), "%s/kbuild.commit", dir);
 	if (stat(p, &rec) == 0) {
-		snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", dir);
+		snprintf(p, sizeof(p), "%s/%s", dir, image);
 		if (stat(p, &img) == 0 &&
 		    (rec.st_mtim.tv_sec > img.st_mtim.tv_sec ||
 		        (rec.st_mtim.tv_sec == img.st_mtim.tv_sec &&
@@ -275,13 +278,60 @@ srctree(const char *dir, char *src, size_t len)
 	return isfile(src, "Kconfig") ? 0 : -1;
 }
 
+/* Whether dir/.config builds User Mode Linux (CONFIG_UML=y). */
+static int
+isuml(const char *dir)
+{
+	char p[PATH_MAX + 16], line[256];
+	FILE *f;
+	int uml = 0;
+
+	snprintf(p, sizeof(p), "%s/.config", dir);
+	if ((f = fopen(p, "re")) == NULL)
+		return 0;
+	while (!uml && fgets(line, sizeof(line), f) != NULL)
+		uml = strcmp(line, "CONFIG_UML=y\n") == 0;
+	fclose(f);
+	return uml;
+}
+
+/*
+ * A UML tree: its program `linux` (no modules: the root is the host's,
+ * whose modules are not this kernel's).
+ */
+static int
+umltree(struct vm_kernel *k, const char *dir, const char *abs, const char *rel,
+    char *err, size_t errlen)
+{
+	char image[PATH_MAX + 32];
+
+	if (!isfile(abs, "linux")) {
+		snprintf(err, errlen,
+		    "UML kernel tree '%s' is not built (no linux): build it "
+		    "with contrib/vm-kbuild.sh -a um",
+		    dir);
+		return -1;
+	}
+	snprintf(image, sizeof(image), "%s/linux", abs);
+	if (vm_uml_open(k, image, err, errlen) == -1)
+		return -1;
+	if (strcmp(k->release, rel) != 0) {
+		snprintf(err, errlen,
+		    "kernel tree '%s': its linux is %s but the tree is "
+		    "configured for %s: rebuild it",
+		    dir, k->release, rel);
+		return -1;
+	}
+	return 0;
+}
+
 int
 vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 {
 	char abs[PATH_MAX], src[PATH_MAX], rel[128], image[PATH_MAX + 32];
 	char secs[32];
 	const char *base;
-	int none;
+	int none, uml;
 
 	if (realpath(dir, abs) == NULL) {
 		snprintf(err, errlen, "cannot open kernel tree '%s': %s", dir,
@@ -295,8 +345,23 @@ vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 		    dir);
 		return -1;
 	}
-	if (firstline(abs, "include/config/kernel.release", rel, sizeof(rel)) ==
-	        -1 ||
+	uml = isuml(abs);
+	if (uml &&
+	    firstline(abs, "include/config/kernel.release", rel, sizeof(rel)) ==
+	        -1) {
+		snprintf(err, errlen,
+		    "UML kernel tree '%s' is not built (no "
+		    "include/config/kernel.release): build it with "
+		    "contrib/vm-kbuild.sh -a um",
+		    dir);
+		return -1;
+	}
+	if (uml) {
+		if (umltree(k, dir, abs, rel, err, errlen) == -1)
+			return -1;
+		none = 1;
+	} else if (firstline(abs, "include/config/kernel.release", rel,
+	               sizeof(rel)) == -1 ||
 	    !isfile(abs, "arch/x86/boot/bzImage")) {
 		snprintf(err, errlen,
 		    "kernel tree '%s' is not built (no %s): build it, e.g. "
@@ -308,12 +373,13 @@ vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 		        : "arch/x86/boot/bzImage");
 		return -1;
 	}
-	if (moddep(abs, &none, err, errlen) == -1)
+	if (!uml && moddep(abs, &none, err, errlen) == -1)
 		return -1;
 	snprintf(image, sizeof(image), "%s/arch/x86/boot/bzImage", abs);
-	if (vm_kernel_open(k, image, none ? NULL : abs, err, errlen) == -1)
+	if (!uml &&
+	    vm_kernel_open(k, image, none ? NULL : abs, err, errlen) == -1)
 		return -1;
-	if (strcmp(k->release, rel) != 0) {
+	if (!uml && strcmp(k->release, rel) != 0) {
 		snprintf(err, errlen,
 		    "kernel tree '%s': its bzImage is %s but the tree is "
 		    "configured for %s: rebuild it",
@@ -323,7 +389,7 @@ vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 	if (none)
 		k->moddir[0] = '\0';
 	snprintf(k->tree, sizeof(k->tree), "%s", abs);
-	gitstate(k, abs, src);
+	gitstate(k, abs, src, uml ? "linux" : "arch/x86/boot/bzImage");
 	k->build_s = -1;
 	if (firstline(abs, "kbuild.time", secs, sizeof(secs)) == 0)
 		k->build_s = strtol(secs, NULL, 10);

@@ -76,6 +76,12 @@ describe(const struct vm_cell_conf *c, const struct vm_plan_inputs *in,
 	/* The rest of the machine: cells that differ only there differ. */
 	json_object_set_new(d, "queues", json_integer(c->queues));
 	json_object_set_new(d, "icount_shift", json_integer(c->icount_shift));
+	/* UML's cells: the machine, and the seed that perturbs it. */
+	if (c->kernel->machine == VM_MACHINE_UML) {
+		json_object_set_new(d, "machine", json_string("uml"));
+		json_object_set_new(d, "seed",
+		    json_integer(c->seed >= 0 ? c->seed : VM_UML_SEED));
+	}
 	if (in->archive != NULL)
 		json_object_set_new(d, "archive",
 		    json_pack("{s:s}", "sha256", in->archive_sha256));

@@ -170,20 +170,28 @@ vm_guest_start(
 	}
 	argv[n] = NULL;
 
+	memset(&sp, 0, sizeof(sp));
 	sp.argv = argv;
 	sp.log = c->log;
-	sp.truncate = 1;
-	sp.out = -1;
 	sp.netns = c->netns;
 	sp.mntns = c->mntns;
-	sp.pdeathsig = SIGKILL;
-	g->start_ns = clock_now_ns();
-	clock_gettime(CLOCK_REALTIME, &g->start_wall);
-	if ((g->pid = vm_spawn(&sp, err, errlen)) == -1)
-		g->pid = 0;
+	vm_guest_spawn(g, &sp, err, errlen);
 	for (int i = 0; i < 3; i++)
 		free(own[i]);
 	return g->pid == 0 ? -1 : 0;
+}
+
+void
+vm_guest_spawn(
+    struct vm_guest *g, struct vm_spawn *sp, char *err, size_t errlen)
+{
+	sp->truncate = 1;
+	sp->out = -1;
+	sp->pdeathsig = SIGKILL;
+	g->start_ns = clock_now_ns();
+	clock_gettime(CLOCK_REALTIME, &g->start_wall);
+	if ((g->pid = vm_spawn(sp, err, errlen)) == -1)
+		g->pid = 0;
 }
 
 int

@@ -48,6 +48,8 @@ child_setup(const struct vm_spawn *s, pid_t parent)
 		return -1;
 	if (s->mntns != -1 && setns(s->mntns, CLONE_NEWNS) == -1)
 		return -1;
+	if (s->child != NULL && s->child(s->child_arg) == -1)
+		return -1;
 	/* Before the others close; dup2 onto itself would keep close-on-exec.
 	 */
 	if (s->out != -1 &&

@@ -1,13 +1,15 @@
 /*
  * vm.h - what the vm module promises: a kernel under test booted in a QEMU
- * guest that runs the project's own job, and the job's result brought back
+ * guest (or, a User Mode Linux kernel, as a host program on simulated
+ * time) that runs the project's own job, and the job's result brought back
  * to the host with a "vm" object saying how it was measured.
  *
  * One cell is one kernel and one disk: a fresh image made on the host, an
  * initramfs holding our init (vm/init.c) and the modules the cell needs,
  * and a guest that mounts the host's root read-only over 9p, runs the
  * host's ubcreplay chrooted there, writes the result to a second, writable
- * 9p share, and powers off.
+ * 9p share, and powers off. A UML cell has the same init and /vm.conf as
+ * files of its directory instead, and the host's root over hostfs.
  *
  *	struct vm_kernel k;
  *	struct vm_cell cell;
@@ -67,7 +69,14 @@ int vm_kernel_parse(const unsigned char *head, size_t len, uint64_t filesize,
 /* Whether the ELF image elf (len bytes) has a PVH entry note. */
 int vm_kernel_haspvh(const unsigned char *elf, size_t len);
 
+/*
+ * The machine a kernel boots on: a QEMU guest (a bzImage), or the kernel
+ * itself as a host program, User Mode Linux (uml_kernel.c, uml.c).
+ */
+enum vm_machine { VM_MACHINE_QEMU, VM_MACHINE_UML };
+
 struct vm_kernel {
+	enum vm_machine machine;
 	struct vm_bzimage image;
 	char path[PATH_MAX];   /* as given */
 	char version[256];     /* the setup header's kernel_version */
@@ -80,13 +89,18 @@ struct vm_kernel {
 	int dirty;           /* tracked files changed since; -1 not git */
 	char name[320];      /* "6.1.192 base@1a2b3c4": what a user reads */
 	long build_s;        /* contrib/vm-kbuild.sh's last build, -1 unknown */
+	/*
+	 * UML: the project's patches applied to its tree, one "NAME SHA256"
+	 * a line, from contrib/vm-kbuild.sh's kbuild.patches beside it.
+	 */
+	char patches[1024];
 };
 
 /*
- * Recognises path as an x86 bzImage ("HdrS" in its setup header) and reads
- * its version string. The modules are modules_dir when given, else the
- * unpacked package's lib/modules/RELEASE beside boot/, else none (a kernel
- * with everything built in).
+ * Recognises path as an x86 bzImage ("HdrS" in its setup header), or as a
+ * UML kernel (vm_uml_open), and reads its version string. The modules are
+ * modules_dir when given, else the unpacked package's lib/modules/RELEASE
+ * beside boot/, else none (a kernel with everything built in).
  */
 int vm_kernel_open(struct vm_kernel *k, const char *path,
     const char *modules_dir, char *err, size_t errlen);
@@ -100,6 +114,21 @@ int vm_kernel_open(struct vm_kernel *k, const char *path,
  */
 int vm_ktree_open(
     struct vm_kernel *k, const char *dir, char *err, size_t errlen);
+
+/*
+ * uml_kernel.c: whether the ELF file of len bytes at elf is a User Mode
+ * Linux kernel (an x86-64 executable with UML's .uml.setup.init section).
+ */
+int vm_uml_is(const unsigned char *elf, size_t len);
+/*
+ * path, a UML kernel (`linux` from contrib/vm-kbuild.sh -a um), as the
+ * kernel: its release from its banner, the project's patches from
+ * kbuild.patches beside it. -1, naming the file and what it lacks, when it
+ * is no UML kernel, has no time-travel support, or lacks the project's
+ * patches (the disk model, the seed): these make it deterministic.
+ */
+int vm_uml_open(
+    struct vm_kernel *k, const char *path, char *err, size_t errlen);
 
 /* What a user reads for k: the tree's name, else the release. */
 const char *vm_kernel_name(const struct vm_kernel *k);
@@ -221,7 +250,20 @@ struct vm_cell_conf {
 	const char *nfs_server;
 	const char *nfs_opts;
 	const char *nfs_path; /* the server's path to mount, "": its export */
+	/*
+	 * The knobs the user gave rather than took by default (VM_GIVEN_*):
+	 * a UML cell refuses those it has no such thing for, and runs the
+	 * defaults on its one CPU.
+	 */
+	unsigned given;
+	/* UML's seed (uml_seed=), -1 not given: 1 on UML, none on QEMU. */
+	long long seed;
 };
+
+enum { VM_GIVEN_CPUS = 1, VM_GIVEN_QUEUES = 2 };
+
+/* A UML cell's seed when none is given. */
+#define VM_UML_SEED 1
 
 /*
  * A cell's life: IDLE, prepared and started; SERVER while the host's NFS
@@ -250,9 +292,11 @@ struct vm_cell {
 };
 
 /*
- * Before anything boots: that the cell's modules resolve and that its
+ * Before anything boots: that the cell's modules resolve, that its
  * /vm.conf can be written whole (no newline in a value, nothing past the
- * limits the guest holds to); err names what is wrong.
+ * limits the guest holds to), and that its machine has what it asks for
+ * (UML: no NFS, accelerator, icount clock, second CPU or queues; QEMU: no
+ * seed); err names the kernel and what is wrong.
  */
 int vm_cell_check(const struct vm_cell_conf *c, char *err, size_t errlen);
 void vm_cell_init(struct vm_cell *cell, const struct vm_cell_conf *c);

@@ -9,13 +9,15 @@
  *	image.c		the disk image and mkfs
  *	initramfs.c	the gzip'd cpio with our init, modules and /vm.conf
  *	qemu.c		the guest: QEMU started, watched, killed
+ *	uml.c		or User Mode Linux, the kernel as a host program
  *	nfs.c		NFS cells: set-up script, ganesha and its namespaces
  *	spawn.c		every program a cell runs on the host
  *	util.c		small file helpers
  *	vmconf.c	/vm.conf, shared with the guest's init (vmconf.h)
  *
- * kernel.c, ktree.c, modules.c, sha256.c and plan.c are vm.h's; of this
- * they use only vm_sha256 (plan.c) and vm_spawn_output (ktree.c, for git).
+ * kernel.c, ktree.c, uml_kernel.c, modules.c, sha256.c and plan.c are
+ * vm.h's; of this they use only vm_sha256 (plan.c) and vm_spawn_output
+ * (ktree.c, for git).
  */
 #ifndef UBC_VM_IMPL_H
 #define UBC_VM_IMPL_H
@@ -43,10 +45,59 @@ char *vm_initramfs_modname(const struct vm_modset *mods, size_t i);
 /*
  * image.c: a sparse image file of size_bytes with a filesystem made by
  * mkfs.FSTYPE and mkfs_opts (split at blanks); "none" leaves it raw.
- * mkfs's output goes to logpath.
+ * mkfs's output goes to logpath. fixed: what mkfs would draw at random or
+ * from the clock is fixed instead (ext2/3/4: the UUID, the directory hash
+ * seed, its time), so that a deterministic machine (UML) gets the same
+ * filesystem every time.
  */
 int vm_image_make(const char *path, const char *fstype, const char *mkfs_opts,
-    uint64_t size_bytes, const char *logpath, char *err, size_t errlen);
+    uint64_t size_bytes, int fixed, const char *logpath, char *err,
+    size_t errlen);
+
+/* The UUID, and hash seed, of a fixed filesystem. */
+#define VM_IMAGE_UUID "75626372-6570-6c61-7975-6d6c00000001"
+
+/*
+ * initramfs.c: our init and the cell's /vm.conf (text conf) as the files
+ * DIR/init and DIR/vm.conf, for a guest without an initramfs (UML), which
+ * runs them from the host's filesystem.
+ */
+int vm_init_write(const char *dir, const char *conf, char *err, size_t errlen);
+
+/*
+ * uml.c: User Mode Linux, the kernel as a host program. Its command line
+ * names the cell's files at VM_UML_DIR, where the cell's directory is
+ * bind-mounted in a mount namespace of the UML process's own: the guest
+ * is chaotic, its command line goes into its random pool, and the same
+ * counts need the same command line (docs/vm-machine.md). The disk model
+ * (contrib/uml-patches/0002) is VM_UML_BASE_NS per request and
+ * VM_UML_NS_PER_KIB per KiB; the guest's clock starts at VM_UML_START.
+ */
+#define VM_UML_DIR        "/tmp/ubcreplay-uml"
+#define VM_UML_BASE_NS    100000
+#define VM_UML_NS_PER_KIB 2000
+#define VM_UML_START      "1700000000000000000"
+
+/* The guest's command line (after the program's name) for cell c. */
+int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
+    char *err, size_t errlen);
+
+struct vm_guest;
+
+struct vm_uml_conf {
+	const char *program; /* the UML kernel */
+	const char *dir;     /* the cell's directory, at VM_UML_DIR */
+	const char *cmdline; /* vm_uml_cmdline's, split at blanks */
+	const char *console; /* its standard output and error */
+};
+
+/*
+ * Starts UML through vm_spawn without address-space randomisation, in a
+ * mount namespace of its own (a user namespace too, when not root) where
+ * the cell's directory is VM_UML_DIR, its memory file on /dev/shm.
+ */
+int vm_uml_start(
+    struct vm_guest *g, const struct vm_uml_conf *c, char *err, size_t errlen);
 
 /* qemu.c: QEMU itself. */
 #define VM_QEMU "qemu-system-x86_64"
@@ -78,6 +129,14 @@ struct vm_guest {
 
 int vm_guest_start(struct vm_guest *g, const struct vm_guest_conf *c, char *err,
     size_t errlen);
+/*
+ * The guest's program (QEMU, UML) started through vm_spawn with its log
+ * truncated and a parent-death SIGKILL, its start times taken; g->pid 0
+ * when it could not start (err says why).
+ */
+struct vm_spawn;
+void vm_guest_spawn(
+    struct vm_guest *g, struct vm_spawn *sp, char *err, size_t errlen);
 /* 1 when QEMU has exited (reaped, g->status set), 0 while it runs. */
 int vm_guest_exited(struct vm_guest *g);
 /* Kills QEMU's whole process group and reaps it; a no-op when not running. */
@@ -99,6 +158,12 @@ struct vm_spawn {
 	int out;
 	int netns, mntns;
 	int pdeathsig;
+	/*
+	 * Run in the child after the namespaces, before exec (NULL: none);
+	 * -1 with errno set fails the start.
+	 */
+	int (*child)(const void *arg);
+	const void *child_arg;
 };
 
 pid_t vm_spawn(const struct vm_spawn *s, char *err, size_t errlen);

@@ -34,6 +34,9 @@ char *
 vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 {
 	const char *setup = c->setup != NULL ? c->setup : "";
+	const char *transport = c->transport != NULL ? c->transport : "";
+	const char *outdir = c->outdir != NULL ? c->outdir : "";
+	const char *disk = c->disk != NULL ? c->disk : "";
 	size_t len = 1;
 	char *s, *p;
 
@@ -56,11 +59,17 @@ vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 	        errlen) == -1 ||
 	    checkline("exe", "this program's path", c->exe, err, errlen) ==
 	        -1 ||
-	    checkline(
-	        "setup", "the set-up script's path", setup, err, errlen) == -1)
+	    checkline("setup", "the set-up script's path", setup, err,
+	        errlen) == -1 ||
+	    checkline("transport", "the transport", transport, err, errlen) ==
+	        -1 ||
+	    checkline("outdir", "the out directory's path", outdir, err,
+	        errlen) == -1 ||
+	    checkline("disk", "the disk's path", disk, err, errlen) == -1)
 		return NULL;
 	len += strlen(c->fstype) + strlen(c->mountopts) + strlen(c->exe) +
-	    strlen(setup) + 64;
+	    strlen(setup) + strlen(transport) + strlen(outdir) + strlen(disk) +
+	    96;
 	for (size_t i = 0; i < c->nmod; i++) {
 		if (checkline("module", "a module's path", c->mod[i], err,
 		        errlen) == -1)
@@ -84,6 +93,12 @@ vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 	    c->mountopts, c->exe);
 	if (setup[0] != '\0')
 		p += sprintf(p, "setup %s\n", setup);
+	if (transport[0] != '\0')
+		p += sprintf(p, "transport %s\n", transport);
+	if (outdir[0] != '\0')
+		p += sprintf(p, "outdir %s\n", outdir);
+	if (disk[0] != '\0')
+		p += sprintf(p, "disk %s\n", disk);
 	for (size_t i = 0; i < c->narg; i++)
 		p += sprintf(p, "arg %s\n", c->arg[i]);
 	return s;
@@ -148,6 +163,12 @@ parseline(char *line, size_t n, struct vmconf *c, char **mod, char **arg,
 		return single(&c->exe, v, n, line, err, errlen);
 	if (strcmp(line, "setup") == 0)
 		return single(&c->setup, v, n, line, err, errlen);
+	if (strcmp(line, "transport") == 0)
+		return single(&c->transport, v, n, line, err, errlen);
+	if (strcmp(line, "outdir") == 0)
+		return single(&c->outdir, v, n, line, err, errlen);
+	if (strcmp(line, "disk") == 0)
+		return single(&c->disk, v, n, line, err, errlen);
 	snprintf(err, errlen, "line %zu: unknown key '%.64s'", n, line);
 	return -1;
 }
@@ -200,6 +221,24 @@ vmconf_parse(
 	if (c->mountopts == NULL &&
 	    single(&c->mountopts, "", n, "mountopts", err, errlen) == -1)
 		goto fail;
+	if (c->transport == NULL &&
+	    single(&c->transport, "9p", n, "transport", err, errlen) == -1)
+		goto fail;
+	if (strcmp(c->transport, "9p") != 0 &&
+	    strcmp(c->transport, "hostfs") != 0) {
+		snprintf(err, errlen, "transport '%.64s': not 9p or hostfs",
+		    c->transport);
+		goto fail;
+	}
+	if (strcmp(c->transport, "hostfs") == 0 &&
+	    (c->outdir == NULL || c->outdir[0] != '/')) {
+		snprintf(err, errlen,
+		    "transport hostfs needs an outdir line, an absolute path");
+		goto fail;
+	}
+	if (c->disk == NULL &&
+	    single(&c->disk, "/dev/vda", n, "disk", err, errlen) == -1)
+		goto fail;
 	return 0;
 fail:
 	vmconf_free(c);
@@ -221,5 +260,8 @@ vmconf_free(struct vmconf *c)
 	free((char *)c->mountopts);
 	free((char *)c->exe);
 	free((char *)c->setup);
+	free((char *)c->transport);
+	free((char *)c->outdir);
+	free((char *)c->disk);
 	memset(c, 0, sizeof(*c));
 }

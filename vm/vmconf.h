@@ -12,6 +12,10 @@
  *	exe /work/ubcreplay			the host's binary, run chrooted
  *	setup /run/ubcvm/out/nfs-setup.sh	a script run chrooted before it
  *	arg ...					its arguments, one a line
+ *	transport hostfs			the shares: 9p (QEMU, the
+ *						default) or hostfs (UML)
+ *	outdir /tmp/ubcreplay-uml/out		hostfs: the out share's host path
+ *	disk /dev/ubda				the disk (default /dev/vda)
  *
  * A line is a key, one blank, and the value to the newline: a value may
  * hold blanks, never a newline. The writer refuses what the reader could
@@ -41,6 +45,13 @@ struct vmconf {
 	const char *mountopts; /* "" for none */
 	const char *exe;
 	const char *setup; /* NULL or "" for none */
+	/*
+	 * How the guest reaches the host's root and its out directory: "9p"
+	 * (virtio, the tags ubcroot and ubcout; NULL or "" say it too) or
+	 * "hostfs" (User Mode Linux: the host's own paths, outdir the out
+	 * directory's). disk: the cell's disk, NULL or "" for /dev/vda.
+	 */
+	const char *transport, *outdir, *disk;
 	size_t nmod;
 	const char *const *mod; /* paths inside the initramfs */
 	size_t narg;

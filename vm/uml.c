@@ -1,0 +1,161 @@
+/*
+ * uml.c - User Mode Linux as a cell's machine: the kernel under test is a
+ * host program (`linux`, from contrib/vm-kbuild.sh -a um), booted on
+ * simulated time with the host's root over hostfs, the cell's disk as a
+ * ubd file, and our init (vm/init.c) from the cell's directory.
+ *
+ * Deterministic by construction (docs/vm-machine.md): time-travel=inf-cpu
+ * from a fixed start, ubd completing each request in simulated time from
+ * the disk model, the guest's random bytes from the seed, no address-space
+ * randomisation for the UML process (its layout decides the guest's
+ * memory, and with it the dirty thresholds), and the same command line
+ * every time: the cell's directory has a random name, so the UML process
+ * runs in a mount namespace of its own where the directory is bind-mounted
+ * at the fixed VM_UML_DIR, and the command line names only that. Cells
+ * side by side each have their own namespace.
+ */
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vm_impl.h"
+
+#define MAXARGS 32
+
+int
+vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
+    size_t errlen)
+{
+	int n = snprintf(buf, len,
+	    "mem=%dM time-travel=inf-cpu time-travel-start=" VM_UML_START
+	    " uml_seed=%lld ubd_model=%d,%d uml_dir=" VM_UML_DIR
+	    " root=/dev/root rootfstype=hostfs rootflags=/ ro"
+	    " ubd0=" VM_UML_DIR "/disk.img init=" VM_UML_DIR "/init"
+	    " con0=null,fd:1 con=null",
+	    c->mem_mib, c->seed >= 0 ? c->seed : (long long)VM_UML_SEED,
+	    VM_UML_BASE_NS, VM_UML_NS_PER_KIB);
+
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen,
+		    "kernel '%s': the command line is too long",
+		    c->kernel->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* "0 ID 1" into a /proc/self map file. */
+static int
+idmap(const char *file, unsigned id)
+{
+	char line[64];
+	int fd = open(file, O_WRONLY | O_CLOEXEC), r;
+
+	if (fd == -1)
+		return -1;
+	snprintf(line, sizeof(line), "%u %u 1\n", id, id);
+	r = write(fd, line, strlen(line)) == (ssize_t)strlen(line) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+/*
+ * A mount namespace of the process's own, private, with dir at
+ * VM_UML_DIR. Root makes one; anyone else first a user namespace where
+ * they are who they were (when the system allows it).
+ */
+static int
+ownmounts(const char *dir)
+{
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+	int fd;
+
+	if (unshare(CLONE_NEWNS) == -1) {
+		if (errno != EPERM ||
+		    unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
+			return -1;
+		if ((fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC)) !=
+		    -1) {
+			if (write(fd, "deny", 4) != 4) {
+				close(fd);
+				return -1;
+			}
+			close(fd);
+		}
+		if (idmap("/proc/self/uid_map", uid) == -1 ||
+		    idmap("/proc/self/gid_map", gid) == -1)
+			return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    mount(dir, VM_UML_DIR, NULL, MS_BIND, NULL) == -1)
+		return -1;
+	return 0;
+}
+
+/* In the child, before exec. */
+static int
+child(const void *arg)
+{
+	const char *dir = arg;
+	struct stat st;
+	int p;
+
+	if (ownmounts(dir) == -1)
+		return -1;
+	if ((p = personality(0xffffffff)) == -1 ||
+	    personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1)
+		return -1;
+	/* The guest's memory is a file UML maps: on a tmpfs, not a disk. */
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    access("/dev/shm", W_OK) == 0)
+		return setenv("TMPDIR", "/dev/shm", 1);
+	return 0;
+}
+
+int
+vm_uml_start(
+    struct vm_guest *g, const struct vm_uml_conf *c, char *err, size_t errlen)
+{
+	char words[1024], *argv[MAXARGS], *save = NULL;
+	struct vm_spawn sp;
+	struct stat st;
+	size_t n = 0;
+
+	memset(g, 0, sizeof(*g));
+	if ((mkdir(VM_UML_DIR, 0755) == -1 && errno != EEXIST) ||
+	    stat(VM_UML_DIR, &st) == -1) {
+		snprintf(err, errlen,
+		    "cannot make '%s', where UML guests see their cell: %s",
+		    VM_UML_DIR, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+		    "'%s', where UML guests see their cell, is not a "
+		    "directory",
+		    VM_UML_DIR);
+		return -1;
+	}
+	snprintf(words, sizeof(words), "%s", c->cmdline);
+	argv[n++] = (char *)c->program;
+	for (char *w = strtok_r(words, " ", &save);
+	     w != NULL && n < MAXARGS - 1; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	memset(&sp, 0, sizeof(sp));
+	sp.argv = argv;
+	sp.log = c->console;
+	sp.netns = sp.mntns = -1;
+	sp.child = child;
+	sp.child_arg = c->dir;
+	vm_guest_spawn(g, &sp, err, errlen);
+	return g->pid == 0 ? -1 : 0;
+}
