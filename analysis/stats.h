@@ -146,9 +146,13 @@ double stats_sr_pmin(size_t n);
  * of every average of two differences (each with itself too: n (n + 1) / 2
  * of them), with the interval that inverts the signed-rank test. It covers
  * the true shift with at least the level asked when the differences are
- * symmetric about it, whatever their shape. Returns -1 only when memory
- * runs out.
+ * symmetric about it, whatever their shape. Pairs that all differ by the
+ * same amount, STATS_PAIRS_SAME of them or more, give that amount as the
+ * interval whatever the level (as 4 runs a side of repeating values do
+ * for stats_change): a deterministic machine's answer. Returns -1 only
+ * when memory runs out.
  */
+#define STATS_PAIRS_SAME 4
 int stats_change_paired(const double *a, const double *b, size_t n,
     double level, struct stats_change *out, char *err, size_t errlen);
 

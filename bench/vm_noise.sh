@@ -46,6 +46,8 @@ while [ $# -gt 0 ]; do
 	args+=("$1"); shift
 done
 if [ -n "${NOISE_PIN:-}" ]; then
+	# QEMU names its vCPU threads only when asked to.
+	args+=(-name debug-threads=on)
 	me=$$ cores=$(getconf _NPROCESSORS_ONLN)
 	( for i in $(seq 100); do
 		sleep 0.1

@@ -357,8 +357,8 @@ step(struct vmrun *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
  * every temporary file removed). Each cell records the most cells that
  * were under way at once while it was.
  */
-int
-vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
+static int
+boot_once(struct vmrun *r, const size_t *idx, size_t n, int jobs)
 {
 	struct vm_cell *cell = calloc(n, sizeof(*cell));
 	size_t next = 0, running = 0;
@@ -411,6 +411,42 @@ vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
 		vm_cell_cleanup(&cell[i]);
 	free(cell);
 	return stop_signal() ? -1 : status;
+}
+
+/* Whether every cell idx names runs on a seeded machine (UML). */
+static int
+seeded(const struct vmrun *r, const size_t *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r->conf[idx[i]].kernel->machine != VM_MACHINE_UML)
+			return 0;
+	return n > 0;
+}
+
+/*
+ * On a seeded machine each run is a boot of its own, on the seed after
+ * the cell's last: the runs the job's -n asks for become as many boots of
+ * one run, seeds SEED, SEED + 1, ... (--seed, else VM_UML_SEED), the same
+ * for every cell, so that the kernels' runs pair up by seed. Elsewhere the
+ * cells boot once for all of them.
+ */
+int
+vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
+{
+	const struct vm_opts *o = r->o;
+	long long base = o->seed >= 0 ? o->seed : VM_UML_SEED;
+	int runs = atoi(o->runs_arg), rc = 0;
+
+	if (!seeded(r, idx, n))
+		return boot_once(r, idx, n, jobs);
+	snprintf(o->runs_arg, 16, "1");
+	for (int i = 0; i < runs && rc == 0; i++) {
+		for (size_t j = 0; j < n; j++)
+			r->conf[idx[j]].seed = base + vmrun_runs(r, idx[j]);
+		rc = boot_once(r, idx, n, jobs);
+	}
+	snprintf(o->runs_arg, 16, "%d", runs);
+	return rc;
 }
 
 int

@@ -140,9 +140,11 @@ int vmrun_open(struct vmrun *r);
 void vmrun_unpack(struct vmrun *r);
 /*
  * Runs the cells named by idx, up to jobs at once, each result kept in
- * r->doc (a cell's later boots in its first result's "boots"). -1 when one
- * failed (each failure said), or a signal came (every guest killed, every
- * temporary file removed).
+ * r->doc (a cell's later boots in its first result's "boots"), for the
+ * runs o->runs_arg says: in one boot, or on a seeded machine (UML) one
+ * boot a run, each on the next seed. -1 when one failed (each failure
+ * said), or a signal came (every guest killed, every temporary file
+ * removed).
  */
 int vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs);
 /*

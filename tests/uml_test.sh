@@ -285,6 +285,38 @@ EOF
 	no_leftovers
 }
 
+atf_test_case seeds
+seeds_head()
+{
+	atf_set descr "vm -n N on UML: N boots of one run on seeds 1..N (or from --seed), recorded in each boot; two kernels pair up by seed and compare judges them as pairs"
+	atf_set timeout 600
+}
+seeds_body()
+{
+	require_uml
+	require_tree
+	use_tmp
+	atf_check -s exit:0 -o save:series -e ignore "$ubc" vm -n 4 -o s \
+	    --fail-if write.mean_bytes:-5% -k "$tree" -k "$linux" "$small"
+	grep -q "^  PASS write.mean_bytes:-5%" series ||
+	    atf_fail "the same kernel against itself does not pass: $(grep -A2 Gates series | tr '\n' ' ')"
+	for r in s/*.json; do
+		got=$(json "$r" '" ".join("%d:%d" % (b["vm"]["seed"], len(b["runs"])) for b in [d] + d.get("boots", []))')
+		[ "$got" = "1:1 2:1 3:1 4:1" ] ||
+		    atf_fail "$r: boots (seed:runs) $got, want 1:1 2:1 3:1 4:1"
+	done
+	set -- s/*.json
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare --json c.json \
+	    --fail-if write.mean_bytes:-5% "$1" "$2"
+	[ "$(json c.json 'd["gates"][0]["pairs"]')" = 4 ] ||
+	    atf_fail "compare did not pair the runs by seed: $(json c.json 'd["gates"][0]')"
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" vm -n 2 --seed 7 -o t \
+	    -k "$tree" "$small"
+	got=$(json t/*.json '" ".join(str(b["vm"]["seed"]) for b in [d] + d.get("boots", []))')
+	[ "$got" = "7 8" ] || atf_fail "--seed 7 -n 2: seeds $got"
+	no_leftovers
+}
+
 atf_test_case compare_kinds
 compare_kinds_head()
 {
@@ -322,4 +354,5 @@ atf_init_test_cases()
 	atf_add_test_case vm
 	atf_add_test_case vm_bad_input
 	atf_add_test_case compare_kinds
+	atf_add_test_case seeds
 }
