@@ -95,14 +95,19 @@ uml(const struct vm_cell_conf *c)
  * block-bitmap prefetch, whose thread otherwise starts after a random
  * delay (docs/vm-machine.md), before the user's own.
  */
-static void
-mountopts(const struct vm_cell_conf *c, char *buf, size_t len)
+static char *
+mountopts(const struct vm_cell_conf *c)
 {
-	if (uml(c) && strcmp(c->fstype, "ext4") == 0)
-		snprintf(buf, len, "no_prefetch_block_bitmaps%s%s",
-		    c->mount_opts[0] != '\0' ? "," : "", c->mount_opts);
-	else
-		snprintf(buf, len, "%s", c->mount_opts);
+	const char *pre = "no_prefetch_block_bitmaps";
+	char *s;
+
+	if (!uml(c) || strcmp(c->fstype, "ext4") != 0)
+		return strdup(c->mount_opts);
+	/* Whole, however long: vmconf_format says what is too long. */
+	if ((s = malloc(strlen(pre) + 1 + strlen(c->mount_opts) + 1)) != NULL)
+		sprintf(s, "%s%s%s", pre, c->mount_opts[0] != '\0' ? "," : "",
+		    c->mount_opts);
+	return s;
 }
 
 /* The modules the cell needs, dependencies first. */
@@ -132,10 +137,12 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 {
 	struct vmconf vc;
 	char **mod = calloc(mods->n + 1, sizeof(*mod)), msg[1024], *s = NULL;
-	char opts[2048];
+	char *opts = mountopts(c);
 	size_t i;
 
-	if (mod == NULL) {
+	if (mod == NULL || opts == NULL) {
+		free(mod);
+		free(opts);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -143,7 +150,6 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 		if ((mod[i] = vm_initramfs_modname(mods, i)) == NULL)
 			break;
 	memset(&vc, 0, sizeof(vc));
-	mountopts(c, opts, sizeof(opts));
 	vc.fstype = c->fstype;
 	vc.mountopts = opts;
 	/* UML: the host's own paths (hostfs), the disk ubd's. */
@@ -166,6 +172,7 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 	while (i > 0)
 		free(mod[--i]);
 	free(mod);
+	free(opts);
 	return s;
 }
 
@@ -742,7 +749,7 @@ json_t *
 vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 {
 	const struct vm_cell_conf *c = cell->c;
-	char p[PATH_MAX], rel[128], msg[1024], label[512], opts[2048];
+	char p[PATH_MAX], rel[128], msg[1024], label[512], *opts;
 	const char *who;
 	json_t *doc, *vm, *img;
 
@@ -761,10 +768,15 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	if (c->nfs_server != NULL)
 		snprintf(label, sizeof(label), "%s nfs %s %s", who, c->nfs_opts,
 		    c->nfs_server);
-	mountopts(c, opts, sizeof(opts));
+	if ((opts = mountopts(c)) == NULL) {
+		json_decref(doc);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	img = json_pack("{s:s, s:s, s:s, s:I}", "fstype", c->fstype,
 	    "mkfs_options", c->mkfs_opts, "mount_options", opts, "size_bytes",
 	    (json_int_t)c->size_bytes);
+	free(opts);
 	vm = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:I, s:i, "
 	               "s:o}",
 	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
