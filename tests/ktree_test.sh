@@ -422,6 +422,38 @@ from_source_body()
 	    grep 'first bad commit' bisect.out
 }
 
+# The history built as UML kernels, from the cache (contrib/vm-kbuild.sh -a
+# um: a tree of its own, since the project's UML patches change it).
+uml_builds=$cache/ktree-um
+
+atf_test_case uml_verdicts
+uml_verdicts_head()
+{
+	atf_set "descr" "the history as UML kernels, seeded and paired: base against the ext4 regression fails write.mean_bytes:-5% with the change itself as its interval, against the unrelated change passes with +0.0%"
+	atf_set "timeout" "600"
+}
+uml_verdicts_body()
+{
+	use_tmp
+	for c in base regress unrelated; do
+		[ -x "$uml_builds-$c/linux" ] && continue
+		atf_skip "no UML build of the history's $c in $uml_builds-$c (about 16 min cold on 2 cores, then 40 s each): sh tests/ktree_history.sh $tarball T && for c in regress base unrelated; do git -C T checkout \$c && contrib/vm-kbuild.sh -a um -O $uml_builds-\$c \$([ \$c = regress ] || echo -s $uml_builds-regress) T; done"
+	done
+	[ -f "$small" ] || atf_fail "missing $small"
+	gate="--fail-if write.mean_bytes:-5%"
+	atf_check -s exit:1 -o save:reg -e ignore "$ubc" vm -n 4 $gate \
+	    -k "$uml_builds-base" -k "$uml_builds-regress" -o r "$small"
+	grep -Eq '^  FAIL write.mean_bytes:-5%: write.mean_bytes -[0-9.]+% \[(-[0-9.]+), \1\]' reg ||
+	    atf_fail "the regression is not a FAIL with a point interval: $(grep -A1 Gates reg | tr '\n' ' ')"
+	grep -q 'write.mean_bytes .*paired' reg ||
+	    atf_fail "the runs were not paired by seed"
+	atf_check -s exit:0 -o save:unrel -e ignore "$ubc" vm -n 4 $gate \
+	    -k "$uml_builds-base" -k "$uml_builds-unrelated" -o u "$small"
+	grep -q '^  PASS write.mean_bytes:-5%: write.mean_bytes +0.0% \[+0.0, +0.0\]' unrel ||
+	    atf_fail "the unrelated change does not pass unchanged: $(grep -A1 Gates unrel | tr '\n' ' ')"
+	no_leftovers
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case not_a_tree
@@ -434,4 +466,5 @@ atf_init_test_cases()
 	atf_add_test_case built_commit
 	atf_add_test_case panic
 	atf_add_test_case from_source
+	atf_add_test_case uml_verdicts
 }
