@@ -439,6 +439,12 @@ vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
 
 	if (!seeded(r, idx, n))
 		return boot_once(r, idx, n, jobs);
+	/* A job of its own (after --) has its own -n: one boot. */
+	if (runs < 1) {
+		for (size_t j = 0; j < n; j++)
+			r->conf[idx[j]].seed = base + vmrun_runs(r, idx[j]);
+		return boot_once(r, idx, n, jobs);
+	}
 	snprintf(o->runs_arg, 16, "1");
 	for (int i = 0; i < runs && rc == 0; i++) {
 		for (size_t j = 0; j < n; j++)

@@ -314,6 +314,11 @@ seeds_body()
 	    -k "$tree" "$small"
 	got=$(json t/*.json '" ".join(str(b["vm"]["seed"]) for b in [d] + d.get("boots", []))')
 	[ "$got" = "7 8" ] || atf_fail "--seed 7 -n 2: seeds $got"
+	# A job of its own keeps its own -n, in one boot.
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" vm -o j -k "$tree" -- \
+	    dd if=/dev/ubda of=/dev/null bs=64k count=16 -n 2
+	got=$(json j/*.json '"%d %d" % (len(d["runs"]), len(d.get("boots", [])))')
+	[ "$got" = "2 0" ] || atf_fail "a job after --: runs and boots $got, want 2 0"
 	no_leftovers
 }
 
