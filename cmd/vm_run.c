@@ -435,23 +435,22 @@ vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
 {
 	const struct vm_opts *o = r->o;
 	long long base = o->seed >= 0 ? o->seed : VM_UML_SEED;
-	int runs = atoi(o->runs_arg), rc = 0;
+	int runs = atoi(o->runs_arg), boots = runs, rc = 0;
 
 	if (!seeded(r, idx, n))
 		return boot_once(r, idx, n, jobs);
-	/* A job of its own (after --) has its own -n: one boot. */
-	if (runs < 1) {
-		for (size_t j = 0; j < n; j++)
-			r->conf[idx[j]].seed = base + vmrun_runs(r, idx[j]);
-		return boot_once(r, idx, n, jobs);
-	}
-	snprintf(o->runs_arg, 16, "1");
-	for (int i = 0; i < runs && rc == 0; i++) {
+	/* A job of its own (after --, no -n of ours) boots once. */
+	if (runs < 1)
+		boots = 1;
+	else
+		snprintf(o->runs_arg, 16, "1");
+	for (int i = 0; i < boots && rc == 0; i++) {
 		for (size_t j = 0; j < n; j++)
 			r->conf[idx[j]].seed = base + vmrun_runs(r, idx[j]);
 		rc = boot_once(r, idx, n, jobs);
 	}
-	snprintf(o->runs_arg, 16, "%d", runs);
+	if (runs >= 1)
+		snprintf(o->runs_arg, 16, "%d", runs);
 	return rc;
 }
 

@@ -62,6 +62,14 @@ uml_run()
 	    atf_fail "$name: no writes counted: $(head -n 4 "$name.json.counts" | tr '\n' ' ')"
 }
 
+# same_counts WHAT A B: the counts files A and B are the same, else fail
+# saying WHAT differs and where.
+same_counts()
+{
+	cmp -s "$2" "$3" ||
+	    atf_fail "$1 differ: $(diff "$2" "$3" | head -n 8 | tr '\n' ' ')"
+}
+
 atf_test_case deterministic
 deterministic_head()
 {
@@ -76,10 +84,9 @@ deterministic_body()
 	hogs_start
 	uml_run hog
 	hogs_stop
-	cmp a.json.counts b.json.counts ||
-	    atf_fail "two quiet runs differ: $(diff a.json.counts b.json.counts | head -n 8 | tr '\n' ' ')"
-	cmp a.json.counts hog.json.counts ||
-	    atf_fail "the run under a CPU hog differs: $(diff a.json.counts hog.json.counts | head -n 8 | tr '\n' ' ')"
+	same_counts "two quiet runs" a.json.counts b.json.counts
+	same_counts "a quiet run and one under a CPU hog" a.json.counts \
+	    hog.json.counts
 	# Whole results too, but for the wall-clock start (the guest's clock
 	# starts at a fixed time, the host stamps `started`).
 	for n in a b hog; do
@@ -213,10 +220,9 @@ vm_body()
 	hogs_start
 	vm_run hog
 	hogs_stop
-	cmp a.json.counts b.json.counts ||
-	    atf_fail "two quiet cells differ: $(diff a.json.counts b.json.counts | head -n 8 | tr '\n' ' ')"
-	cmp a.json.counts hog.json.counts ||
-	    atf_fail "the cell beside CPU hogs differs: $(diff a.json.counts hog.json.counts | head -n 8 | tr '\n' ' ')"
+	same_counts "two quiet cells" a.json.counts b.json.counts
+	same_counts "a quiet cell and one beside CPU hogs" a.json.counts \
+	    hog.json.counts
 	[ "$(json a.json 'd["vm"]["seed"]')" = 1 ] || atf_fail "the default seed is not 1"
 	[ "$(json a.json 'd["vm"]["kernel_sha256"]')" = "$(sha256sum "$linux" | cut -c1-64)" ] ||
 	    atf_fail "kernel_sha256 is not the linux program's"
@@ -228,8 +234,8 @@ vm_body()
 	n=0
 	for r in par/*.json; do
 		counts "$r"
-		cmp a.json.counts "$r.counts" ||
-		    atf_fail "$r, run beside another cell, differs: $(diff a.json.counts "$r.counts" | head -n 8 | tr '\n' ' ')"
+		same_counts "a quiet cell and $r, run beside another cell," \
+		    a.json.counts "$r.counts"
 		n=$((n + 1))
 	done
 	[ $n = 2 ] || atf_fail "-j 2: $n results: $(ls par)"
