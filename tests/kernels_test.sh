@@ -120,6 +120,7 @@ fresh_head()
 }
 fresh_body()
 {
+	plain_pass_only "contrib/kernels.sh alone: no ubcreplay code"
 	require_tools
 	pkg=$(apt-cache pkgnames linux-image-6. | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -n 1)
 	[ -n "$pkg" ] || atf_skip "the apt lists hold no 6.12 amd64 image (apt-get update as root)"

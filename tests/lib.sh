@@ -17,6 +17,21 @@ require_root()
 	[ "$(id -u)" -eq 0 ] || atf_skip "needs root: $1"
 }
 
+# Whether ubcreplay is built with ASan: .ci/run's second pass.
+asan_build()
+{
+	nm "$ubc" 2>/dev/null | grep -q __asan_
+}
+
+# plain_pass_only WHAT: skips, in the sanitized pass, a case whose time
+# goes to what the sanitizers do not look at (guests, kernel builds, shell
+# scripts) and whose ubcreplay code other cases run in that pass too: WHAT
+# says which. The plain pass runs it; CI's hour runs it once.
+plain_pass_only()
+{
+	! asan_build || atf_skip "run by the plain pass only (ubcreplay is built with ASan): $1"
+}
+
 # Skips unless a command exists.
 require_prog()
 {

@@ -28,7 +28,7 @@ require_uml()
 	[ -n "$linux" ] && [ -x "$linux" ] ||
 	    atf_skip "no UML kernel built (about 10 min on 2 cores): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (or set UBC_UML_LINUX)"
 	# ASan's shadow memory does not fit a UML guest's address space.
-	nm "$ubc" 2>/dev/null | grep -q __asan_ &&
+	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
 	require_prog mkfs.ext4
 	require_prog setarch

@@ -18,7 +18,7 @@ vg()
 prepare()
 {
 	require_prog valgrind
-	nm "$ubc" 2>/dev/null | grep -q __asan_ && atf_skip "ubcreplay is built with ASan"
+	asan_build && atf_skip "ubcreplay is built with ASan"
 	rm -f vg.*.log
 	mkdir -p t
 }

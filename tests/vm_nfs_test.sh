@@ -147,6 +147,7 @@ knfsd_v41_head()
 }
 knfsd_v41_body()
 {
+	plain_pass_only "its time is guests; NFSv4.1 captured under ASan: ganesha_v41 and nfs_fuzz_test"
 	require_guest knfsd
 	nfs_cell knfsd vers=4.1
 	check_layers knfsd
@@ -274,6 +275,7 @@ ganesha_parallel_head()
 }
 ganesha_parallel_body()
 {
+	plain_pass_only "its time is guests; the host's ganesha cells under ASan: ganesha_v3 and ganesha_v41"
 	require_guest ganesha
 	k2=
 	for k in "$top"/build/kernels/*/boot/vmlinuz-6.12.*; do
