@@ -142,9 +142,8 @@ one_clock(const char *opt, const char *s, int *v)
 
 /*
  * The machines: every combination of the knobs, refusing those that cannot
- * run. QEMU's instruction count runs every vCPU in one thread, in turn,
- * and needs TCG; with more than one vCPU the guests tried here hung in
- * early boot, so icount takes one.
+ * run anywhere. What a kernel's machine refuses (icount with more than one
+ * vCPU, or on UML) is vm_cell_check's.
  */
 static int
 machines(struct vm_opts *o)
@@ -175,24 +174,6 @@ machines(struct vm_opts *o)
 						      "vCPUs: the guest uses "
 						      "at most one a vCPU",
 						    x->queues, x->cpus);
-						return -1;
-					}
-					if (x->icount_shift < 0)
-						continue;
-					if (strcmp(o->accel, "kvm") == 0) {
-						warnx("--clock icount is "
-						      "QEMU's TCG only: not "
-						      "with --accel kvm");
-						return -1;
-					}
-					if (x->cpus > 1) {
-						warnx("--clock icount with %d "
-						      "vCPUs: QEMU runs them "
-						      "in one thread under "
-						      "icount, and guests "
-						      "hang in early boot; "
-						      "use --cpus 1",
-						    x->cpus);
 						return -1;
 					}
 				}

@@ -220,6 +220,10 @@ confs(struct vmrun *r)
 		c->cpus = m->cpus;
 		c->mem_mib = m->mem_mib;
 		c->queues = m->queues;
+		/* UML has one CPU and one queue: the defaults are QEMU's. */
+		if (r->k[i].machine == VM_MACHINE_UML &&
+		    !(o->given & (VM_GIVEN_CPUS | VM_GIVEN_QUEUES)))
+			c->cpus = c->queues = 1;
 		c->icount_shift = m->icount_shift;
 		c->timeout_ns = o->timeout_ns;
 		c->boot_timeout_ns = o->boot_timeout_ns;

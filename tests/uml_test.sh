@@ -259,7 +259,7 @@ vm_bad_input_body()
 	use_tmp
 	for bad in "-t nfs:NFS cells are not on UML" \
 	    "--accel kvm:--accel is QEMU's: not on UML" \
-	    "--cpus 1 --clock icount:--clock icount is QEMU's" \
+	    "--clock icount:--clock icount is QEMU's" \
 	    "--cpus 2:--cpus: UML has one CPU" \
 	    "--queues 1:--queues is virtio-blk's: not on UML"; do
 		atf_check -s exit:2 -o empty \
@@ -288,6 +288,11 @@ EOF
 	    "$ubc" vm -k /bin/true "$small"
 	atf_check -s exit:2 -o empty -e match:"--seed 'x'" \
 	    "$ubc" vm --seed x -k "$tree" "$small"
+	# One CPU and one queue, in the plan as in the result, though QEMU's
+	# defaults are two.
+	atf_check -s exit:0 -o save:plan -e ignore "$ubc" vm --plan -k "$tree" "$small"
+	got=$(json plan '"%d %d" % (d["cpus"], d["queues"])')
+	[ "$got" = "1 1" ] || atf_fail "the plan's UML cell has cpus, queues $got"
 	no_leftovers
 }
 

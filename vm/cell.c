@@ -190,6 +190,15 @@ machine_check(const struct vm_cell_conf *c, char *err, size_t errlen)
 		if (c->seed >= 0)
 			why = "--seed is for UML kernels (uml_seed=), not "
 			      "QEMU's";
+		else if (c->icount_shift >= 0 && strcmp(c->accel, "kvm") == 0)
+			why = "--clock icount is QEMU's TCG only: not with "
+			      "--accel kvm";
+		/* In one thread, in turn: guests tried so hung in early boot.
+		 */
+		else if (c->icount_shift >= 0 && c->cpus > 1)
+			why = "--clock icount with more than one vCPU: QEMU "
+			      "runs them in one thread under icount, and "
+			      "guests hang in early boot; use --cpus 1";
 	} else if (c->nfs_server != NULL)
 		why = "NFS cells are not on UML";
 	else if (strcmp(c->accel, "auto") != 0)
@@ -781,10 +790,9 @@ vm_cell_result(struct vm_cell *cell, char *err, size_t errlen)
 	               "s:o}",
 	    "kernel", c->kernel->path, "kernel_sha256", c->kernel->sha256,
 	    "kernel_release", rel, "cmdline", cell->host->cmdline, "accel",
-	    cell->accel, "cpus", uml(c) ? 1 : c->cpus, "mem_mib", c->mem_mib,
-	    "qemu_version", uml(c) ? "" : c->qemu_version, "boot_ns",
-	    (json_int_t)cell->boot_ns, "parallel_guests", cell->parallel_guests,
-	    "image", img);
+	    cell->accel, "cpus", c->cpus, "mem_mib", c->mem_mib, "qemu_version",
+	    uml(c) ? "" : c->qemu_version, "boot_ns", (json_int_t)cell->boot_ns,
+	    "parallel_guests", cell->parallel_guests, "image", img);
 	if (vm != NULL && c->kernel->tree[0] != '\0')
 		json_object_set_new(vm, "tree",
 		    json_pack("{s:s, s:s, s:s?, s:o, s:o}", "path",
