@@ -76,7 +76,7 @@ check(struct vmrun *r)
 	struct vm_opts *o = r->o;
 	char errbuf[2048];
 	ssize_t n;
-	int noqemu;
+	int noqemu, qemu = 0;
 
 	/*
 	 * Listing the cells, or reading their results, boots nothing; UML
@@ -133,12 +133,6 @@ check(struct vmrun *r)
 			return -1;
 		}
 	}
-	/* A plan, or its results, boot nothing here. */
-	if (o->plan == NULL && o->merge == NULL &&
-	    vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
-		warnx("%s", errbuf);
-		return -1;
-	}
 	for (size_t f = 0; f < o->nfstype; f++)
 		if (vm_image_check(o->fstype[f], errbuf, sizeof(errbuf)) ==
 		    -1) {
@@ -171,6 +165,13 @@ check(struct vmrun *r)
 				return -1;
 			}
 		}
+		qemu |= r->k[i].machine == VM_MACHINE_QEMU;
+	}
+	/* QEMU's disks only (UML's ubd is cached); a plan boots nothing. */
+	if (qemu && o->plan == NULL && o->merge == NULL &&
+	    vm_image_direct_check(vm_tmpdir(), errbuf, sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
 	}
 	return 0;
 }

@@ -207,7 +207,7 @@ require_tree()
 atf_test_case vm
 vm_head()
 {
-	atf_set descr "vm -k UMLTREE twice, beside two CPU hogs, and -j 2 as tree and program: identical counts, exact probe = diskstats, the machine recorded"
+	atf_set descr "vm -k UMLTREE twice (once in a TMPDIR without O_DIRECT), beside two CPU hogs, and -j 2 as tree and program: identical counts, exact probe = diskstats, the machine recorded"
 	atf_set timeout 600
 }
 vm_body()
@@ -216,7 +216,14 @@ vm_body()
 	require_tree
 	use_tmp
 	vm_run a
-	vm_run b
+	# The second in a TMPDIR on ramfs, which has no O_DIRECT: QEMU's
+	# cache=none needs it, UML's ubd does not.
+	require_root "mounts a ramfs"
+	mkdir ram
+	mount -t ramfs ubcreplay-test "$PWD/ram" || atf_fail "cannot mount a ramfs"
+	TMPDIR=$PWD/ram vm_run b
+	[ -z "$(ls -A ram)" ] || atf_fail "left in TMPDIR: $(ls -A ram)"
+	umount "$PWD/ram" || atf_fail "cannot unmount the ramfs"
 	hogs_start
 	vm_run hog
 	hogs_stop
@@ -245,6 +252,7 @@ vm_body()
 vm_cleanup()
 {
 	hogs_stop
+	umount "$PWD/ram" 2>/dev/null || true
 }
 
 atf_test_case vm_bad_input
