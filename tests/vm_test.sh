@@ -31,8 +31,10 @@ pkgrel()
 # check_cell FILE KERNEL FSTYPE: one result as the guest measured it.
 check_cell()
 {
-	python3 - "$1" "$(pkgrel "$2")" "$(sha256sum "$2" | cut -c1-64)" "$3" <<'EOF' ||
+	python3 - "$1" "$(pkgrel "$2")" "$(sha256sum "$2" | cut -c1-64)" "$3" "$top" <<'EOF' ||
 import json, sys
+sys.path.insert(0, sys.argv[5] + "/tests")
+from guest_diskstats import mismatch
 d = json.load(open(sys.argv[1]))
 rel, sha, fs = sys.argv[2], sys.argv[3], sys.argv[4]
 vm = d["vm"]
@@ -55,22 +57,9 @@ ok = [r for r in d["runs"] if r["status"] == "ok"]
 if len(ok) != len(d["runs"]) or not ok:
     fail("runs: %r" % [r["status"] for r in d["runs"]])
 for r in ok:
-    tot = {}
-    for p in r["phases"]:
-        for dev in p["devices"]:
-            if dev["device"] != "vda":
-                fail("device %r: the disk is vda" % dev["device"])
-            s = dev["diskstats"]
-            for k, v in (("ops", dev["write"]["ops"] + dev["empty_preflush"]),
-                         ("bytes", dev["write"]["bytes"]),
-                         ("ds_ops", s["write_ops"]), ("ds_bytes", s["write_bytes"]),
-                         ("rd", dev["read"]["ops"]), ("ds_rd", s["read_ops"])):
-                tot[k] = tot.get(k, 0) + v
-    if (tot["ops"], tot["bytes"]) != (tot["ds_ops"], tot["ds_bytes"]):
-        fail("requests %d ops %d bytes, diskstats %d ops %d bytes" %
-             (tot["ops"], tot["bytes"], tot["ds_ops"], tot["ds_bytes"]))
-    if tot["rd"] != tot["ds_rd"]:
-        fail("reads: %d requests, diskstats %d" % (tot["rd"], tot["ds_rd"]))
+    why = mismatch(r, "vda")
+    if why is not None:
+        fail(why)
     way = "read" if fs == "raw" else "write"
     hist = [b for p in r["phases"] for dev in p["devices"]
             for b in dev[way]["size_hist"]["buckets"]]
