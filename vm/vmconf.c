@@ -3,6 +3,7 @@
  * one place (vmconf.h says the format and the limits). Only the C library:
  * this file is also linked into the static init.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,44 @@ checkline(
 	return 0;
 }
 
+/*
+ * The keys of one value each, in the order they are written, with what an
+ * error calls them and the value a file without the line means (NULL: none).
+ */
+static const struct key {
+	const char *key, *what, *dflt;
+	size_t off; /* of the const char * in struct vmconf */
+} keys[] = {
+    {"fstype", "the filesystem type", "none", offsetof(struct vmconf, fstype)},
+    {"mountopts", "the mount options (-O)", "",
+        offsetof(struct vmconf, mountopts)},
+    {"exe", "this program's path", NULL, offsetof(struct vmconf, exe)},
+    {"setup", "the set-up script's path", NULL, offsetof(struct vmconf, setup)},
+    {"transport", "the transport", "9p", offsetof(struct vmconf, transport)},
+    {"outdir", "the out directory's path", NULL,
+        offsetof(struct vmconf, outdir)},
+    {"disk", "the disk's path", "/dev/vda", offsetof(struct vmconf, disk)},
+};
+#define NKEY (sizeof(keys) / sizeof(keys[0]))
+
+static const char **
+slot(struct vmconf *c, const struct key *k)
+{
+	return (const char **)((char *)c + k->off);
+}
+
+/* A key's value in c, "" for none. */
+static const char *
+value(const struct vmconf *c, const struct key *k)
+{
+	const char *v = *(const char *const *)((const char *)c + k->off);
+
+	return v != NULL ? v : "";
+}
+
 char *
 vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 {
-	const char *setup = c->setup != NULL ? c->setup : "";
-	const char *transport = c->transport != NULL ? c->transport : "";
-	const char *outdir = c->outdir != NULL ? c->outdir : "";
-	const char *disk = c->disk != NULL ? c->disk : "";
 	size_t len = 1;
 	char *s, *p;
 
@@ -53,23 +85,12 @@ vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 		    c->narg, VMCONF_ARGS_MAX);
 		return NULL;
 	}
-	if (checkline("fstype", "the filesystem type", c->fstype, err,
-	        errlen) == -1 ||
-	    checkline("mountopts", "the mount options (-O)", c->mountopts, err,
-	        errlen) == -1 ||
-	    checkline("exe", "this program's path", c->exe, err, errlen) ==
-	        -1 ||
-	    checkline("setup", "the set-up script's path", setup, err,
-	        errlen) == -1 ||
-	    checkline("transport", "the transport", transport, err, errlen) ==
-	        -1 ||
-	    checkline("outdir", "the out directory's path", outdir, err,
-	        errlen) == -1 ||
-	    checkline("disk", "the disk's path", disk, err, errlen) == -1)
-		return NULL;
-	len += strlen(c->fstype) + strlen(c->mountopts) + strlen(c->exe) +
-	    strlen(setup) + strlen(transport) + strlen(outdir) + strlen(disk) +
-	    96;
+	for (size_t i = 0; i < NKEY; i++) {
+		if (checkline(keys[i].key, keys[i].what, value(c, &keys[i]),
+		        err, errlen) == -1)
+			return NULL;
+		len += strlen(value(c, &keys[i])) + 16;
+	}
 	for (size_t i = 0; i < c->nmod; i++) {
 		if (checkline("module", "a module's path", c->mod[i], err,
 		        errlen) == -1)
@@ -87,18 +108,14 @@ vmconf_format(const struct vmconf *c, char *err, size_t errlen)
 		return NULL;
 	}
 	p = s;
+	*p = '\0';
 	for (size_t i = 0; i < c->nmod; i++)
 		p += sprintf(p, "module %s\n", c->mod[i]);
-	p += sprintf(p, "fstype %s\nmountopts %s\nexe %s\n", c->fstype,
-	    c->mountopts, c->exe);
-	if (setup[0] != '\0')
-		p += sprintf(p, "setup %s\n", setup);
-	if (transport[0] != '\0')
-		p += sprintf(p, "transport %s\n", transport);
-	if (outdir[0] != '\0')
-		p += sprintf(p, "outdir %s\n", outdir);
-	if (disk[0] != '\0')
-		p += sprintf(p, "disk %s\n", disk);
+	/* A key left out reads back as its default, "" as none. */
+	for (size_t i = 0; i < NKEY; i++)
+		if (value(c, &keys[i])[0] != '\0')
+			p += sprintf(
+			    p, "%s %s\n", keys[i].key, value(c, &keys[i]));
 	for (size_t i = 0; i < c->narg; i++)
 		p += sprintf(p, "arg %s\n", c->arg[i]);
 	return s;
@@ -155,20 +172,10 @@ parseline(char *line, size_t n, struct vmconf *c, char **mod, char **arg,
 	if (strcmp(line, "arg") == 0)
 		return append(arg, &c->narg, VMCONF_ARGS_MAX, v, n, "arguments",
 		    err, errlen);
-	if (strcmp(line, "fstype") == 0)
-		return single(&c->fstype, v, n, line, err, errlen);
-	if (strcmp(line, "mountopts") == 0)
-		return single(&c->mountopts, v, n, line, err, errlen);
-	if (strcmp(line, "exe") == 0)
-		return single(&c->exe, v, n, line, err, errlen);
-	if (strcmp(line, "setup") == 0)
-		return single(&c->setup, v, n, line, err, errlen);
-	if (strcmp(line, "transport") == 0)
-		return single(&c->transport, v, n, line, err, errlen);
-	if (strcmp(line, "outdir") == 0)
-		return single(&c->outdir, v, n, line, err, errlen);
-	if (strcmp(line, "disk") == 0)
-		return single(&c->disk, v, n, line, err, errlen);
+	for (size_t i = 0; i < NKEY; i++)
+		if (strcmp(line, keys[i].key) == 0)
+			return single(
+			    slot(c, &keys[i]), v, n, line, err, errlen);
 	snprintf(err, errlen, "line %zu: unknown key '%.64s'", n, line);
 	return -1;
 }
@@ -215,15 +222,11 @@ vmconf_parse(
 		snprintf(err, errlen, "no exe line names a program to run");
 		goto fail;
 	}
-	if (c->fstype == NULL &&
-	    single(&c->fstype, "none", n, "fstype", err, errlen) == -1)
-		goto fail;
-	if (c->mountopts == NULL &&
-	    single(&c->mountopts, "", n, "mountopts", err, errlen) == -1)
-		goto fail;
-	if (c->transport == NULL &&
-	    single(&c->transport, "9p", n, "transport", err, errlen) == -1)
-		goto fail;
+	for (size_t i = 0; i < NKEY; i++)
+		if (keys[i].dflt != NULL && *slot(c, &keys[i]) == NULL &&
+		    single(slot(c, &keys[i]), keys[i].dflt, n, keys[i].key, err,
+		        errlen) == -1)
+			goto fail;
 	if (strcmp(c->transport, "9p") != 0 &&
 	    strcmp(c->transport, "hostfs") != 0) {
 		snprintf(err, errlen, "transport '%.64s': not 9p or hostfs",
@@ -236,9 +239,6 @@ vmconf_parse(
 		    "transport hostfs needs an outdir line, an absolute path");
 		goto fail;
 	}
-	if (c->disk == NULL &&
-	    single(&c->disk, "/dev/vda", n, "disk", err, errlen) == -1)
-		goto fail;
 	return 0;
 fail:
 	vmconf_free(c);
@@ -256,12 +256,7 @@ vmconf_free(struct vmconf *c)
 		free(arg[i]);
 	free(mod);
 	free(arg);
-	free((char *)c->fstype);
-	free((char *)c->mountopts);
-	free((char *)c->exe);
-	free((char *)c->setup);
-	free((char *)c->transport);
-	free((char *)c->outdir);
-	free((char *)c->disk);
+	for (size_t i = 0; i < NKEY; i++)
+		free((char *)*slot(c, &keys[i]));
 	memset(c, 0, sizeof(*c));
 }
