@@ -339,6 +339,7 @@ from_source_head()
 from_source_body()
 {
 	use_tmp
+	plain_pass_only "its time is kernel builds and TCG guests; vm's tree naming, gates and bisect under ASan: the other ktree_test cases, vm_test and bisect_test"
 	require_prog qemu-system-x86_64
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
