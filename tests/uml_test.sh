@@ -138,8 +138,10 @@ if (vm["machine"], vm["accel"], vm["clock"], vm["cpus"], vm["queues"]) != \
         ("uml", "uml", "time-travel", 1, 1):
     fail("machine %r accel %r clock %r cpus %r queues %r" % (vm["machine"],
          vm["accel"], vm["clock"], vm["cpus"], vm["queues"]))
-if vm["disk_model"] != {"base_ns": 100000, "ns_per_kib": 2000}:
-    fail("disk_model %r" % vm["disk_model"])
+# The seed's disk model: 0.1 us more a request for every seed past 1.
+if vm["disk_model"] != {"base_ns": 100000 + (vm["seed"] - 1) % 100 * 100,
+                        "ns_per_kib": 2000}:
+    fail("disk_model %r for seed %r" % (vm["disk_model"], vm["seed"]))
 if not isinstance(vm["seed"], int) or not vm["patches"] or vm["boot_ns"] <= 0:
     fail("seed %r patches %r boot_ns %r" % (vm["seed"], vm["patches"], vm["boot_ns"]))
 if "ubd0=/tmp/ubcreplay-uml/disk.img" not in vm["cmdline"]:
@@ -298,7 +300,7 @@ EOF
 atf_test_case seeds
 seeds_head()
 {
-	atf_set descr "vm -n N on UML: N boots of one run on seeds 1..N (or from --seed), recorded in each boot; two kernels pair up by seed and compare judges them as pairs"
+	atf_set descr "vm -n N on UML: N boots of one run on seeds 1..N (or from --seed), each with its seed's disk model, recorded in each boot; two kernels pair up by seed and compare judges them as pairs"
 	atf_set timeout 600
 }
 seeds_body()
@@ -314,6 +316,11 @@ seeds_body()
 		got=$(json "$r" '" ".join("%d:%d" % (b["vm"]["seed"], len(b["runs"])) for b in [d] + d.get("boots", []))')
 		[ "$got" = "1:1 2:1 3:1 4:1" ] ||
 		    atf_fail "$r: boots (seed:runs) $got, want 1:1 2:1 3:1 4:1"
+		# What a seed changes: the disk model's cost per request, on
+		# the guest's command line and in the result.
+		got=$(json "$r" '" ".join("%d:%s" % (b["vm"]["disk_model"]["base_ns"], "ubd_model=%d,2000" % b["vm"]["disk_model"]["base_ns"] in b["vm"]["cmdline"]) for b in [d] + d.get("boots", []))')
+		[ "$got" = "100000:True 100100:True 100200:True 100300:True" ] ||
+		    atf_fail "$r: the seeds' disk models (base_ns:on the command line) $got"
 	done
 	set -- s/*.json
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare --json c.json \

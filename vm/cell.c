@@ -675,14 +675,16 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 }
 
 /*
- * A UML cell's machine beyond QEMU's knobs: the disk model, the seed and
- * the project's patches its kernel carries (kbuild.patches: "NAME SHA256").
+ * A UML cell's machine beyond QEMU's knobs: the disk model (the seed's),
+ * the seed and the project's patches its kernel carries (kbuild.patches:
+ * "NAME SHA256").
  */
 static int
 uml_machine(const struct vm_cell_conf *c, json_t *vm)
 {
 	char buf[sizeof(c->kernel->patches)], *save = NULL;
 	json_t *patches = json_array();
+	long long seed = c->seed >= 0 ? c->seed : VM_UML_SEED;
 	int rc = 0;
 
 	snprintf(buf, sizeof(buf), "%s", c->kernel->patches);
@@ -696,10 +698,9 @@ uml_machine(const struct vm_cell_conf *c, json_t *vm)
 		    patches, json_pack("{s:s, s:s?}", "name", l, "sha256", sp));
 	}
 	rc |= json_object_set_new(vm, "disk_model",
-	    json_pack("{s:i, s:i}", "base_ns", VM_UML_BASE_NS, "ns_per_kib",
-	        VM_UML_NS_PER_KIB));
-	rc |= json_object_set_new(
-	    vm, "seed", json_integer(c->seed >= 0 ? c->seed : VM_UML_SEED));
+	    json_pack("{s:i, s:i}", "base_ns", vm_uml_base_ns(seed),
+	        "ns_per_kib", VM_UML_NS_PER_KIB));
+	rc |= json_object_set_new(vm, "seed", json_integer(seed));
 	rc |= json_object_set_new(vm, "patches", patches);
 	return rc;
 }

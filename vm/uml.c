@@ -6,7 +6,8 @@
  *
  * Deterministic by construction (docs/vm-machine.md): time-travel=inf-cpu
  * from a fixed start, ubd completing each request in simulated time from
- * the disk model, the guest's random bytes from the seed, no address-space
+ * the disk model (its cost per request a little higher for every seed past
+ * 1), the guest's random bytes from the seed, no address-space
  * randomisation for the UML process (its layout decides the guest's
  * memory, and with it the dirty thresholds), and the same command line
  * every time: the cell's directory has a random name, so the UML process
@@ -31,17 +32,26 @@
 #define MAXARGS 32
 
 int
+vm_uml_base_ns(long long seed)
+{
+	long long step = ((seed - 1) % VM_UML_SEED_STEPS + VM_UML_SEED_STEPS) %
+	    VM_UML_SEED_STEPS;
+
+	return VM_UML_BASE_NS + (int)step * VM_UML_SEED_STEP_NS;
+}
+
+int
 vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
     size_t errlen)
 {
+	long long seed = c->seed >= 0 ? c->seed : (long long)VM_UML_SEED;
 	int n = snprintf(buf, len,
 	    "mem=%dM time-travel=inf-cpu time-travel-start=" VM_UML_START
 	    " uml_seed=%lld ubd_model=%d,%d uml_dir=" VM_UML_DIR
 	    " root=/dev/root rootfstype=hostfs rootflags=/ ro"
 	    " ubd0=" VM_UML_DIR "/disk.img init=" VM_UML_DIR "/init"
 	    " con0=null,fd:1 con=null",
-	    c->mem_mib, c->seed >= 0 ? c->seed : (long long)VM_UML_SEED,
-	    VM_UML_BASE_NS, VM_UML_NS_PER_KIB);
+	    c->mem_mib, seed, vm_uml_base_ns(seed), VM_UML_NS_PER_KIB);
 
 	if (n < 0 || (size_t)n >= len) {
 		snprintf(err, errlen,

@@ -70,13 +70,24 @@ int vm_init_write(const char *dir, const char *conf, char *err, size_t errlen);
  * bind-mounted in a mount namespace of the UML process's own: the guest
  * is chaotic, its command line goes into its random pool, and the same
  * counts need the same command line (docs/vm-machine.md). The disk model
- * (contrib/uml-patches/0002) is VM_UML_BASE_NS per request and
+ * (contrib/uml-patches/0002) is vm_uml_base_ns(seed) per request and
  * VM_UML_NS_PER_KIB per KiB; the guest's clock starts at VM_UML_START.
  */
 #define VM_UML_DIR        "/tmp/ubcreplay-uml"
-#define VM_UML_BASE_NS    100000
 #define VM_UML_NS_PER_KIB 2000
 #define VM_UML_START      "1700000000000000000"
+
+/*
+ * The disk model's cost per request for a seed: VM_UML_BASE_NS, plus
+ * VM_UML_SEED_STEP_NS for every seed past 1, modulo VM_UML_SEED_STEPS
+ * (seed 1 is the plain model; seed 2 is 0.1% slower, ...). What a seed
+ * changes: the guest's random bytes move nothing measured, this moves a
+ * chaotic job's writeback (docs/vm-machine.md, "What a seed changes").
+ */
+#define VM_UML_BASE_NS      100000
+#define VM_UML_SEED_STEP_NS 100
+#define VM_UML_SEED_STEPS   100
+int vm_uml_base_ns(long long seed);
 
 /* The guest's command line (after the program's name) for cell c. */
 int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
