@@ -371,17 +371,27 @@ from_source_body()
 	b=$(build base base)
 	r=$(build regress regress)
 	u=$(build unrelated unrelated)
-	# The base built a second time, in a directory of its own from
-	# nothing (ccache makes that cheaper), and kept for the next run: a
-	# kernel of other bytes (its build's time and number) from one source.
+	# The base linked a second time, in a directory of its own seeded
+	# from the base's build and kept for the next run: init/version.o made
+	# again, so vmlinux carries a new build number and time, a kernel of
+	# other bytes from one source. (Built from nothing, it was a second
+	# cold build of the kernel, more than CI's hour can hold.)
 	git -C "$src" checkout -q base
-	b2=$("$kbuild" -O "$cache/ktree-base2" "$src" 2>build-base2.err) ||
+	"$kbuild" -O "$cache/ktree-base2" -s "$b" "$src" >/dev/null 2>build-base2.err &&
+	    rm -f "$cache/ktree-base2/init/version.o" &&
+	    b2=$("$kbuild" -O "$cache/ktree-base2" "$src" 2>>build-base2.err) ||
 	    atf_fail "rebuilding the base: $(tail -n 5 build-base2.err)"
 	cmp -s "$b/arch/x86/boot/bzImage" "$b2/arch/x86/boot/bzImage" &&
 	    atf_fail "the rebuilt base is the same file"
 	git -C "$src" checkout -q base
 
-	gate="--fail-if write.mean_bytes:-10%"
+	# The limit halfway between no change and the regression's (-74%):
+	# on this kernel's single vCPU under TCG the small archive's mean
+	# write varies by about 20% from run to run, so an unchanged kernel
+	# against -10% stays undecided for hundreds of runs (docs/vm-machine.md,
+	# "Verdicts on the ktree history"); against -40%, 5 runs decide both.
+	limit=write.mean_bytes:-40%
+	gate="--fail-if $limit"
 	atf_check -s exit:1 -o save:reg -e save:regerr \
 	    "$ubc" vm $VMOPTS -n auto $gate -k "$b" -k "$r" -o res-reg "$small"
 	grep -q 'write.mean_bytes.*-[0-9.]*%.*p' reg ||
@@ -400,7 +410,7 @@ from_source_body()
 	(cd "$src" && git bisect start unrelated2 base &&
 	    UBC_BISECT_BUILD="'$kbuild' -O '$cache/ktree-bisect' -s '$base_build' ." \
 	    UBCREPLAY=$ubc git bisect run "$top/contrib/vm-bisect.sh" -b "$b" \
-	    -F write.mean_bytes:-10% -a "$small" -R "$w/bres" -o "$w/steps" \
+	    -F $limit -a "$small" -R "$w/bres" -o "$w/steps" \
 	    -- $VMOPTS -n 5) >bisect.out 2>bisect.err
 	rc=$?
 	(cd "$src" && git bisect reset base) >/dev/null 2>&1
