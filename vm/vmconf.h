@@ -20,10 +20,10 @@
  * A line is a key, one blank, and the value to the newline: a value may
  * hold blanks, never a newline. The writer leaves out a key whose value is
  * empty, and the reader takes a missing key as its default: fstype none,
- * mountopts and setup none, transport 9p, disk /dev/vda. The writer refuses what the reader could
- * not take back whole (a newline in a value, a line, module or argument
- * past a limit); the reader refuses the same, naming the line, rather
- * than truncate or drop anything.
+ * mountopts and setup none, transport 9p, disk /dev/vda. The writer
+ * refuses what the reader could not take back whole (a newline in a value,
+ * a line, module or argument past a limit); the reader refuses the same,
+ * naming the line, rather than truncate or drop anything.
  *
  *	struct vmconf c = {.fstype = "ext4", .exe = exe, ...};
  *	char *text = vmconf_format(&c, err, sizeof(err));
