@@ -180,7 +180,8 @@ mk()
 # reverse applies is there already; else the first that applies is
 # applied. When none fits, the error names the number and every variant
 # tried, and the ones this run applied are reverted: the tree is as it
-# was. The one used, with its sha256, is listed in $obj/kbuild.patches.
+# was. When all fit, the one used for each number, with its sha256, is
+# listed in $obj/kbuild.patches.
 umlp=$here/uml-patches
 uml_applied=
 uml_fits()
@@ -196,7 +197,7 @@ uml_undo()
 }
 uml_patches()
 {
-	: >"$obj/kbuild.patches" || die "cannot write '$obj/kbuild.patches'"
+	rec=
 	for n in $(ls "$umlp" | sed -n 's/^\([0-9][0-9]*\)-.*\.patch$/\1/p' | sort -u); do
 		variants=$(cd "$umlp" && echo "$n"-*.patch)
 		use=
@@ -219,8 +220,11 @@ uml_patches()
 			uml_applied="$use $uml_applied"
 		fi
 		echo "$me: $use: $how $tree" >&2
-		echo "$use $(sha256sum <"$umlp/$use" | cut -d' ' -f1)" >>"$obj/kbuild.patches"
+		rec="$rec$use $(sha256sum <"$umlp/$use" | cut -d' ' -f1)
+"
 	done
+	printf '%s' "$rec" >"$obj/kbuild.patches" ||
+	    die "cannot write '$obj/kbuild.patches'"
 }
 [ "$arch" != um ] || uml_patches
 
