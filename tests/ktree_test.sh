@@ -5,6 +5,10 @@
 #
 # - Trees that are not, or are not built, or fail to build, or whose
 #   kernel panics: exit 2, the reason, nothing left behind.
+# - The project's UML patches (uml_patch_variants) on Debian's 6.1 and 6.12
+#   UML code, the files they touch taken from the source tarballs: each
+#   number's variant that fits is applied and recorded, one applied is
+#   recognised, none fitting is an error that leaves the tree as it was.
 # - The config, with the kernel's own kconfig (Debian's 6.1 source): a
 #   .config without virtio or 9p gets them added and named; a must-have
 #   whose dependencies are unmet is an error naming it.
@@ -126,6 +130,29 @@ modules_body()
 	[ -z "$(ls t | grep tmp)" ] || atf_fail "left in the tree: $(ls t)"
 }
 
+# fake_kconfig DIR: DIR made a kernel tree as far as vm-kbuild.sh's
+# configuring goes (make tinyconfig or defconfig makes an empty .config,
+# merge_config.sh appends the fragments, olddefconfig keeps them), without
+# a build target.
+fake_kconfig()
+{
+	mkdir -p "$1/scripts/kconfig"
+	echo 'mainmenu "fake"' >"$1/Kconfig"
+	cat >"$1/Makefile" <<EOF
+tinyconfig defconfig:
+	@mkdir -p \$(O) && : >\$(O)/.config
+olddefconfig:
+	@echo configured
+EOF
+	cat >"$1/scripts/kconfig/merge_config.sh" <<'EOF'
+#!/bin/sh
+# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments appended.
+out=$3; shift 4
+cat "$@" >>"$out/.config"
+EOF
+	chmod +x "$1/scripts/kconfig/merge_config.sh"
+}
+
 atf_test_case build_fails
 build_fails_head()
 {
@@ -135,30 +162,106 @@ build_fails_body()
 {
 	# A tree whose make configures as kconfig would and then fails to
 	# compile: what vm-kbuild.sh does with it is what is tested.
-	mkdir -p t/scripts/kconfig
-	echo 'mainmenu "fake"' >t/Kconfig
-	cat >t/Makefile <<EOF
-tinyconfig:
-	@mkdir -p \$(O) && : >\$(O)/.config
-olddefconfig:
-	@echo configured
+	fake_kconfig t
+	cat >>t/Makefile <<EOF
 bzImage:
 	@echo '  CC      fs/ext4/inode.o'
 	@echo 'fs/ext4/inode.c:42:1: error: expected ";" before "}" token'
 	@exit 1
 EOF
-	cat >t/scripts/kconfig/merge_config.sh <<'EOF'
-#!/bin/sh
-# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments appended.
-out=$3; shift 4
-cat "$@" >>"$out/.config"
-EOF
-	chmod +x t/scripts/kconfig/merge_config.sh
 	atf_check -s exit:2 -o empty -e save:err "$kbuild" -O "$PWD/obj" t
 	grep -q 'make bzImage (exit .*) failed' err || atf_fail "no word of the failure: $(cat err)"
 	grep -q 'inode.c:42:1: error: expected' err || atf_fail "no compiler error: $(cat err)"
 	[ ! -e obj/kbuild.time ] || atf_fail "a failed build left a build time"
 	[ ! -e obj/.kbuild.rc ] || atf_fail "left obj/.kbuild.rc"
+}
+
+# umlsrc SERIES DIR: the files contrib/uml-patches touch, from Debian's
+# linux-source-SERIES tarball, in DIR made a tree (fake_kconfig), or a skip.
+umlsrc()
+{
+	t=/usr/src/linux-source-$1.tar.xz
+	[ -f "$t" ] || atf_skip "no $t (apt-get install linux-source-$1)"
+	files=$(sed -n 's#^+++ b/\([^	 ]*\).*#\1#p' "$top"/contrib/uml-patches/*.patch | sort -u)
+	mkdir -p "$2" && tar -xJf "$t" -C "$2" --strip-components=1 --occurrence \
+	    $(printf "linux-source-$1/%s\n" $files) || atf_fail "cannot extract $files from $t"
+	fake_kconfig "$2"
+}
+
+# recorded PATCH...: what kbuild.patches says when these were used.
+recorded()
+{
+	for p; do
+		echo "$p $(sha256sum <"$top/contrib/uml-patches/$p" | cut -d' ' -f1)"
+	done
+}
+
+atf_test_case uml_patch_variants
+uml_patch_variants_head()
+{
+	atf_set "descr" "vm-kbuild.sh -a um on Debian's 6.1 and 6.12 UML code: each patch number's variant that fits is applied and recorded in kbuild.patches, one already applied is recognised, and where none fits the error names the number and every variant, and the tree is left as it was"
+}
+uml_patch_variants_body()
+{
+	require_prog patch
+	umlsrc 6.1 t61
+	umlsrc 6.12 t612
+	uml=$top/contrib/uml-patches
+	for t in t61 t612; do
+		case $t in
+		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch" ;;
+		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch" ;;
+		esac
+		atf_check -s exit:0 -o inline:"$PWD/o$t\n" -e save:err \
+		    "$kbuild" -n -a um -O "$PWD/o$t" $t
+		recorded $want >want
+		diff want o$t/kbuild.patches || atf_fail "$t: kbuild.patches"
+		for p in $want; do
+			grep -qx "vm-kbuild.sh: $p: applied to $PWD/$t" err ||
+			    atf_fail "$t: $p not applied: $(tr '\n' ' ' <err)"
+		done
+		grep -q 'ubd_model=' $t/arch/um/drivers/ubd_kern.c &&
+		    grep -q 'xstate_buf' $t/arch/x86/um/os-Linux/registers.c &&
+		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c ||
+		    atf_fail "$t: the tree lacks the patches' changes"
+		[ -z "$(find $t -name '*.orig' -o -name '*.rej')" ] ||
+		    atf_fail "$t: patch left $(find $t -name '*.orig' -o -name '*.rej')"
+	done
+
+	# Again: each is there already, and nothing changes.
+	cp -a t612 t612.before
+	atf_check -s exit:0 -o inline:"$PWD/ot612\n" -e save:err \
+	    "$kbuild" -n -a um -O "$PWD/ot612" t612
+	for p in $want; do
+		grep -qx "vm-kbuild.sh: $p: already in $PWD/t612" err ||
+		    atf_fail "$p not recognised: $(tr '\n' ' ' <err)"
+	done
+	diff want ot612/kbuild.patches || atf_fail "kbuild.patches after a second run"
+	diff -r t612.before t612 || atf_fail "a second run changed the tree"
+
+	# A 6.1 tree changed by hand in a line 0002's variants need: none fits,
+	# and 0001, applied first, is reverted.
+	set -- "$uml"/0002-*.patch
+	[ $# -ge 2 ] || atf_fail "0002 has $# variants: $*"
+	umlsrc 6.1 hand
+	sed -i 's|^#include <linux/scatterlist.h>$|& /* by hand */|' \
+	    hand/arch/um/drivers/ubd_kern.c
+	grep -q 'by hand' hand/arch/um/drivers/ubd_kern.c || atf_fail "the change by hand"
+	cp -a hand hand.before
+	atf_check -s exit:2 -o empty -e save:err "$kbuild" -n -a um -O "$PWD/ohand" hand
+	grep -qx "vm-kbuild.sh: 0001-xstate-host-size.patch: applied to $PWD/hand" err ||
+	    atf_fail "0001 was not applied first: $(tr '\n' ' ' <err)"
+	grep -q "uml-patches 0002: no variant fits '$PWD/hand'" err ||
+	    atf_fail "the error does not name 0002 and the tree: $(tr '\n' ' ' <err)"
+	tried=$(sed -n 's/.*; tried: //p' err)
+	for p; do
+		case " $tried " in
+		*" ${p##*/} "*) ;;
+		*) atf_fail "the error does not name ${p##*/}: $(tr '\n' ' ' <err)" ;;
+		esac
+	done
+	diff -r hand.before hand || atf_fail "the tree was left changed"
+	[ ! -e ohand/kbuild.patches ] || atf_fail "a failed run wrote kbuild.patches"
 }
 
 # kconfig_src: Debian's 6.1 source (extracted once, into the cache), or a skip.
@@ -464,6 +567,7 @@ atf_init_test_cases()
 	atf_add_test_case never_built
 	atf_add_test_case modules
 	atf_add_test_case build_fails
+	atf_add_test_case uml_patch_variants
 	atf_add_test_case config
 	atf_add_test_case two_trees
 	atf_add_test_case dirty_long_status
