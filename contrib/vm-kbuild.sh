@@ -12,10 +12,13 @@
 #            (make ARCH=um, the program DIR/linux), with
 #            contrib/guest-um.config over the tree's UML defconfig, after
 #            the project's patches to the tree's UML code
-#            (contrib/uml-patches/*.patch, in name order) are applied to
-#            TREE itself. A patch already applied is recognised and left;
-#            one that does not apply is an error naming it. What was
-#            applied is listed in DIR/kbuild.patches (name and sha256).
+#            (contrib/uml-patches/NNNN-*.patch, by number) are applied
+#            to TREE itself. Each number may have variants, one for each
+#            kernel line (6.1, 6.12): the one already applied is
+#            recognised and left, else the first that applies is applied;
+#            when none fits, the error names the number and the variants
+#            and the tree is left as it was. The one used for each number
+#            is listed in DIR/kbuild.patches (name and sha256).
 #   -O DIR   the build directory (make O=DIR). By default the tree itself
 #            when it has a .config of its own (an in-tree build), else
 #            $UBC_KBUILD_CACHE/NAME-HASH, NAME-um-HASH with -a um
@@ -171,26 +174,57 @@ mk()
 	fi
 }
 
-# The project's patches to the tree's UML code, applied to the tree once:
-# one whose reverse applies is there already. Listed with their sha256 in
-# $obj/kbuild.patches.
+# The project's patches to the tree's UML code, applied to the tree once,
+# by number: NNNN-*.patch are one change's variants, one for each kernel
+# line (0002-x.patch for 6.1, 0002-x-6.12.patch for 6.12). A variant whose
+# reverse applies is there already; else the first that applies is
+# applied. When none fits, the error names the number and every variant
+# tried, and the ones this run applied are reverted: the tree is as it
+# was. When all fit, the one used for each number, with its sha256, is
+# listed in $obj/kbuild.patches.
+umlp=$here/uml-patches
+uml_applied=
+uml_fits()
+{
+	patch -d "$tree" -p1 "$2" -F0 -s -f --dry-run <"$umlp/$1" >/dev/null 2>&1
+}
+uml_undo()
+{
+	for a in $uml_applied; do
+		patch -d "$tree" -p1 -R -F0 -s -f <"$umlp/$a" >>"$log" 2>&1 ||
+		    echo "$me: could not revert $a in $tree" >&2
+	done
+}
 uml_patches()
 {
-	: >"$obj/kbuild.patches" || die "cannot write '$obj/kbuild.patches'"
-	for p in "$here"/uml-patches/*.patch; do
-		[ -f "$p" ] || continue
-		if patch -d "$tree" -p1 -R -F0 -s -f --dry-run <"$p" >/dev/null 2>&1; then
-			echo "$me: $(basename "$p"): already in $tree" >&2
-		elif patch -d "$tree" -p1 -N -F0 -s -f --dry-run <"$p" >/dev/null 2>&1; then
-			patch -d "$tree" -p1 -N -F0 -s -f <"$p" >>"$log" 2>&1 ||
-			    die "'$p' failed to apply to '$tree' (see $log)"
-			echo "$me: $(basename "$p"): applied to $tree" >&2
-		else
-			die "'$p' does not apply to '$tree' (not this tree's UML code, or changed by hand)"
+	rec=
+	for n in $(ls "$umlp" | sed -n 's/^\([0-9][0-9]*\)-.*\.patch$/\1/p' | sort -u); do
+		variants=$(cd "$umlp" && echo "$n"-*.patch)
+		use=
+		how=
+		for p in $variants; do
+			uml_fits "$p" -R && use=$p how="already in" && break
+		done
+		[ -n "$use" ] || for p in $variants; do
+			uml_fits "$p" -N && use=$p how="applied to" && break
+		done
+		[ -n "$use" ] || {
+			uml_undo
+			die "uml-patches $n: no variant fits '$tree' (not this tree's UML code, or changed by hand; the tree is as it was); tried: $variants"
+		}
+		if [ "$how" = "applied to" ]; then
+			patch -d "$tree" -p1 -N -F0 -s -f <"$umlp/$use" >>"$log" 2>&1 || {
+				uml_undo
+				die "'$umlp/$use' failed to apply to '$tree' after a clean dry run (see $log)"
+			}
+			uml_applied="$use $uml_applied"
 		fi
-		echo "$(basename "$p") $(sha256sum <"$p" | cut -d' ' -f1)" \
-		    >>"$obj/kbuild.patches"
+		echo "$me: $use: $how $tree" >&2
+		rec="$rec$use $(sha256sum <"$umlp/$use" | cut -d' ' -f1)
+"
 	done
+	printf '%s' "$rec" >"$obj/kbuild.patches" ||
+	    die "cannot write '$obj/kbuild.patches'"
 }
 [ "$arch" != um ] || uml_patches
 

@@ -5,6 +5,10 @@
 #
 # - Trees that are not, or are not built, or fail to build, or whose
 #   kernel panics: exit 2, the reason, nothing left behind.
+# - The project's UML patches (uml_patch_variants) on Debian's 6.1 and 6.12
+#   UML code, the files they touch taken from the source tarballs: each
+#   number's variant that fits is applied and recorded, one applied is
+#   recognised, none fitting is an error that leaves the tree as it was.
 # - The config, with the kernel's own kconfig (Debian's 6.1 source): a
 #   .config without virtio or 9p gets them added and named; a must-have
 #   whose dependencies are unmet is an error naming it.
@@ -26,13 +30,13 @@ cache=${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}
 src=${UBC_KTREE_SRC:-/var/cache/ubcreplay/src/linux-source-6.1}
 tarball=/usr/src/linux-source-6.1.tar.xz
 
-# The newest Debian 6.1 package under build/kernels, or a skip.
+# The newest Debian 6.1 package under build/kernels in $deb61, or a skip
+# (in the test's own shell: a skip in a command substitution is lost).
 debian61()
 {
-	d=$(ls -d "$top"/build/kernels/linux-image-6.1.*-amd64 2>/dev/null |
+	deb61=$(ls -d "$top"/build/kernels/linux-image-6.1.*-amd64 2>/dev/null |
 	    sort -V | tail -1)
-	[ -n "$d" ] || atf_skip "no 6.1 kernel under build/kernels (contrib/kernels.sh fetches them)"
-	echo "$d"
+	[ -n "$deb61" ] || atf_skip "no 6.1 kernel under build/kernels (contrib/kernels.sh fetches them)"
 }
 
 # faketree DIR PKG: Debian's kernel PKG laid out as a tree built in place
@@ -91,7 +95,8 @@ never_built_body()
 	ln -s "$PWD/src" obj/source
 	bad "kernel tree 'obj' is not built" -k obj -o out "$small"
 	# A bzImage older than the tree's configuration.
-	d=$(debian61)
+	debian61
+	d=$deb61
 	faketree t "$d"
 	echo 6.1.999 >t/include/config/kernel.release
 	bad "configured for 6.1.999: rebuild it" -k t -o out "$small"
@@ -107,7 +112,8 @@ modules_body()
 	use_tmp
 	require_prog qemu-system-x86_64
 	require_prog git
-	faketree t "$(debian61)"
+	debian61
+	faketree t "$deb61"
 	rm t/kernel t/modules.dep t/modules.builtin
 	: >t/modules.builtin
 	# What modpost leaves: 6.1 names the .ko in modules.order.
@@ -126,6 +132,29 @@ modules_body()
 	[ -z "$(ls t | grep tmp)" ] || atf_fail "left in the tree: $(ls t)"
 }
 
+# fake_kconfig DIR: DIR made a kernel tree as far as vm-kbuild.sh's
+# configuring goes (make tinyconfig or defconfig makes an empty .config,
+# merge_config.sh appends the fragments, olddefconfig keeps them), without
+# a build target.
+fake_kconfig()
+{
+	mkdir -p "$1/scripts/kconfig"
+	echo 'mainmenu "fake"' >"$1/Kconfig"
+	cat >"$1/Makefile" <<EOF
+tinyconfig defconfig:
+	@mkdir -p \$(O) && : >\$(O)/.config
+olddefconfig:
+	@echo configured
+EOF
+	cat >"$1/scripts/kconfig/merge_config.sh" <<'EOF'
+#!/bin/sh
+# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments appended.
+out=$3; shift 4
+cat "$@" >>"$out/.config"
+EOF
+	chmod +x "$1/scripts/kconfig/merge_config.sh"
+}
+
 atf_test_case build_fails
 build_fails_head()
 {
@@ -135,30 +164,106 @@ build_fails_body()
 {
 	# A tree whose make configures as kconfig would and then fails to
 	# compile: what vm-kbuild.sh does with it is what is tested.
-	mkdir -p t/scripts/kconfig
-	echo 'mainmenu "fake"' >t/Kconfig
-	cat >t/Makefile <<EOF
-tinyconfig:
-	@mkdir -p \$(O) && : >\$(O)/.config
-olddefconfig:
-	@echo configured
+	fake_kconfig t
+	cat >>t/Makefile <<EOF
 bzImage:
 	@echo '  CC      fs/ext4/inode.o'
 	@echo 'fs/ext4/inode.c:42:1: error: expected ";" before "}" token'
 	@exit 1
 EOF
-	cat >t/scripts/kconfig/merge_config.sh <<'EOF'
-#!/bin/sh
-# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments appended.
-out=$3; shift 4
-cat "$@" >>"$out/.config"
-EOF
-	chmod +x t/scripts/kconfig/merge_config.sh
 	atf_check -s exit:2 -o empty -e save:err "$kbuild" -O "$PWD/obj" t
 	grep -q 'make bzImage (exit .*) failed' err || atf_fail "no word of the failure: $(cat err)"
 	grep -q 'inode.c:42:1: error: expected' err || atf_fail "no compiler error: $(cat err)"
 	[ ! -e obj/kbuild.time ] || atf_fail "a failed build left a build time"
 	[ ! -e obj/.kbuild.rc ] || atf_fail "left obj/.kbuild.rc"
+}
+
+# umlsrc SERIES DIR: the files contrib/uml-patches touch, from Debian's
+# linux-source-SERIES tarball, in DIR made a tree (fake_kconfig), or a skip.
+umlsrc()
+{
+	t=/usr/src/linux-source-$1.tar.xz
+	[ -f "$t" ] || atf_skip "no $t (apt-get install linux-source-$1)"
+	files=$(sed -n 's#^+++ b/\([^	 ]*\).*#\1#p' "$top"/contrib/uml-patches/*.patch | sort -u)
+	mkdir -p "$2" && tar -xJf "$t" -C "$2" --strip-components=1 --occurrence \
+	    $(printf "linux-source-$1/%s\n" $files) || atf_fail "cannot extract $files from $t"
+	fake_kconfig "$2"
+}
+
+# recorded PATCH...: what kbuild.patches says when these were used.
+recorded()
+{
+	for p; do
+		echo "$p $(sha256sum <"$top/contrib/uml-patches/$p" | cut -d' ' -f1)"
+	done
+}
+
+atf_test_case uml_patch_variants
+uml_patch_variants_head()
+{
+	atf_set "descr" "vm-kbuild.sh -a um on Debian's 6.1 and 6.12 UML code: each patch number's variant that fits is applied and recorded in kbuild.patches, one already applied is recognised, and where none fits the error names the number and every variant, and the tree is left as it was"
+}
+uml_patch_variants_body()
+{
+	require_prog patch
+	umlsrc 6.1 t61
+	umlsrc 6.12 t612
+	uml=$top/contrib/uml-patches
+	for t in t61 t612; do
+		case $t in
+		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch" ;;
+		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch" ;;
+		esac
+		atf_check -s exit:0 -o inline:"$PWD/o$t\n" -e save:err \
+		    "$kbuild" -n -a um -O "$PWD/o$t" $t
+		recorded $want >want
+		diff want o$t/kbuild.patches || atf_fail "$t: kbuild.patches"
+		for p in $want; do
+			grep -qx "vm-kbuild.sh: $p: applied to $PWD/$t" err ||
+			    atf_fail "$t: $p not applied: $(tr '\n' ' ' <err)"
+		done
+		grep -q 'ubd_model=' $t/arch/um/drivers/ubd_kern.c &&
+		    grep -q 'xstate_buf' $t/arch/x86/um/os-Linux/registers.c &&
+		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c ||
+		    atf_fail "$t: the tree lacks the patches' changes"
+		[ -z "$(find $t -name '*.orig' -o -name '*.rej')" ] ||
+		    atf_fail "$t: patch left $(find $t -name '*.orig' -o -name '*.rej')"
+	done
+
+	# Again: each is there already, and nothing changes.
+	cp -a t612 t612.before
+	atf_check -s exit:0 -o inline:"$PWD/ot612\n" -e save:err \
+	    "$kbuild" -n -a um -O "$PWD/ot612" t612
+	for p in $want; do
+		grep -qx "vm-kbuild.sh: $p: already in $PWD/t612" err ||
+		    atf_fail "$p not recognised: $(tr '\n' ' ' <err)"
+	done
+	diff want ot612/kbuild.patches || atf_fail "kbuild.patches after a second run"
+	diff -r t612.before t612 || atf_fail "a second run changed the tree"
+
+	# A 6.1 tree changed by hand in a line 0002's variants need: none fits,
+	# and 0001, applied first, is reverted.
+	set -- "$uml"/0002-*.patch
+	[ $# -ge 2 ] || atf_fail "0002 has $# variants: $*"
+	umlsrc 6.1 hand
+	sed -i 's|^#include <linux/scatterlist.h>$|& /* by hand */|' \
+	    hand/arch/um/drivers/ubd_kern.c
+	grep -q 'by hand' hand/arch/um/drivers/ubd_kern.c || atf_fail "the change by hand"
+	cp -a hand hand.before
+	atf_check -s exit:2 -o empty -e save:err "$kbuild" -n -a um -O "$PWD/ohand" hand
+	grep -qx "vm-kbuild.sh: 0001-xstate-host-size.patch: applied to $PWD/hand" err ||
+	    atf_fail "0001 was not applied first: $(tr '\n' ' ' <err)"
+	grep -q "uml-patches 0002: no variant fits '$PWD/hand'" err ||
+	    atf_fail "the error does not name 0002 and the tree: $(tr '\n' ' ' <err)"
+	tried=$(sed -n 's/.*; tried: //p' err)
+	for p; do
+		case " $tried " in
+		*" ${p##*/} "*) ;;
+		*) atf_fail "the error does not name ${p##*/}: $(tr '\n' ' ' <err)" ;;
+		esac
+	done
+	diff -r hand.before hand || atf_fail "the tree was left changed"
+	[ ! -e ohand/kbuild.patches ] || atf_fail "a failed run wrote kbuild.patches"
 }
 
 # kconfig_src: Debian's 6.1 source (extracted once, into the cache), or a skip.
@@ -222,7 +327,8 @@ two_trees_body()
 	require_prog qemu-system-x86_64
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
-	d=$(debian61)
+	debian61
+	d=$deb61
 	faketree base "$d"
 	faketree patched "$d"
 	echo change >>patched/Kconfig
@@ -260,7 +366,8 @@ dirty_long_status_body()
 	require_prog qemu-system-x86_64
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
-	d=$(debian61)
+	debian61
+	d=$deb61
 	faketree tree "$d"
 	mkdir tree/many
 	for i in $(seq 400); do echo a >"tree/many/a-file-with-a-long-name-$i"; done
@@ -288,7 +395,8 @@ built_commit_body()
 	require_prog qemu-system-x86_64
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
-	faketree tree "$(debian61)"
+	debian61
+	faketree tree "$deb61"
 	built=$(git -C tree rev-parse HEAD)
 	echo b >tree/later && git -C tree add later &&
 	    git -C tree -c user.name=t -c user.email=t@t commit -q -m later ||
@@ -321,7 +429,8 @@ panic_body()
 	use_tmp
 	require_prog qemu-system-x86_64
 	require_prog git
-	faketree t "$(debian61)"
+	debian61
+	faketree t "$deb61"
 	# A dynamic program cannot run as the initramfs's /init.
 	export UBCREPLAY_VM_INIT=/bin/true
 	bad "Kernel panic" $VMOPTS -k t -o out "$small"
@@ -475,6 +584,7 @@ atf_init_test_cases()
 	atf_add_test_case never_built
 	atf_add_test_case modules
 	atf_add_test_case build_fails
+	atf_add_test_case uml_patch_variants
 	atf_add_test_case config
 	atf_add_test_case two_trees
 	atf_add_test_case dirty_long_status
