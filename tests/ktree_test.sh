@@ -96,8 +96,7 @@ never_built_body()
 	bad "kernel tree 'obj' is not built" -k obj -o out "$small"
 	# A bzImage older than the tree's configuration.
 	debian61
-	d=$deb61
-	faketree t "$d"
+	faketree t "$deb61"
 	echo 6.1.999 >t/include/config/kernel.release
 	bad "configured for 6.1.999: rebuild it" -k t -o out "$small"
 }
@@ -328,9 +327,8 @@ two_trees_body()
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
 	debian61
-	d=$deb61
-	faketree base "$d"
-	faketree patched "$d"
+	faketree base "$deb61"
+	faketree patched "$deb61"
 	echo change >>patched/Kconfig
 	rel=$(cat base/include/config/kernel.release)
 	cb=$(git -C base rev-parse HEAD)
@@ -367,8 +365,7 @@ dirty_long_status_body()
 	require_prog git
 	[ -f "$small" ] || atf_fail "missing $small"
 	debian61
-	d=$deb61
-	faketree tree "$d"
+	faketree tree "$deb61"
 	mkdir tree/many
 	for i in $(seq 400); do echo a >"tree/many/a-file-with-a-long-name-$i"; done
 	git -C tree add many && git -C tree -c user.name=t -c user.email=t@t \

@@ -118,14 +118,15 @@ lock_lo()
 	    flock 9 || atf_fail "cannot lock /tmp/ubcreplay-test-lo.lock"
 }
 
-# kernel SERIES: the newest bzImage of a Debian package of that series
-# under build/kernels (6.1 or 6.12), or a skip.
+# kernel VAR SERIES: sets VAR to the newest bzImage of a Debian package of
+# that series under build/kernels (6.1 or 6.12), or skips. Not in a command
+# substitution: a skip there ends the subshell, not the test.
 kernel()
 {
-	k=$(ls -d "$top"/build/kernels/linux-image-"$1".*-amd64/boot/vmlinuz-* \
+	_k=$(ls -d "$top"/build/kernels/linux-image-"$2".*-amd64/boot/vmlinuz-* \
 	    2>/dev/null | sort -V | tail -1)
-	[ -n "$k" ] || atf_skip "no $1 kernel under build/kernels (contrib/kernels.sh fetches them)"
-	echo "$k"
+	[ -n "$_k" ] || atf_skip "no $2 kernel under build/kernels (contrib/kernels.sh fetches them)"
+	eval "$1=\$_k"
 }
 
 # What the tests of `ubcreplay vm` (vm_test, ktree_test) share: guests

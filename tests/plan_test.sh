@@ -20,7 +20,7 @@ lines_head()
 lines_body()
 {
 	require_prog python3
-	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	kernel k1 6.1; kernel k2 6.12
 	[ -f "$small" ] || atf_fail "missing $small"
 	cp "$k1" copy-of-k1
 	cp "$small" a.tar.gz
@@ -88,7 +88,7 @@ machine_labels_head()
 machine_labels_body()
 {
 	require_prog python3
-	k1=$(kernel 6.1)
+	kernel k1 6.1
 	atf_check -o save:p "$ubc" vm -k "$k1" -t ext4 -t xfs --cpus 1,2 --plan "$small"
 	atf_check -o save:gh "$ubc" vm -k "$k1" -t ext4 -t xfs --cpus 1,2 --plan=github "$small"
 	python3 - p gh <<'EOF' || atf_fail "the labels are wrong (above)"
@@ -118,7 +118,7 @@ ci_docs_head()
 ci_docs_body()
 {
 	require_prog python3
-	k1=$(kernel 6.1)
+	kernel k1 6.1
 	atf_check -o save:gh "$ubc" vm -k "$k1" -t ext4 -t xfs --plan=github "$small"
 	python3 - "$top/docs/ci.md" gh <<'EOF' || atf_fail "docs/ci.md (above)"
 import json, re, sys, yaml
@@ -161,7 +161,7 @@ unknown_cell_head()
 }
 unknown_cell_body()
 {
-	k1=$(kernel 6.1)
+	kernel k1 6.1
 	cp "$k1" k
 	atf_check -o save:plan "$ubc" vm -k "$PWD/k" --plan -- dd if=/dev/vda of=/dev/null count=1
 	id=$(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan)
@@ -183,7 +183,7 @@ empty_cell_head()
 }
 empty_cell_body()
 {
-	k1=$(kernel 6.1)
+	kernel k1 6.1
 	atf_check -o save:plan "$ubc" vm -k "$k1" --plan -- dd if=/dev/vda of=/dev/null count=1
 	id=$(sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' plan)
 	# Skipped, ',' would be no cell at all, that is every cell of the plan.
@@ -206,7 +206,7 @@ merge_head()
 merge_body()
 {
 	require_prog qemu-system-x86_64
-	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	kernel k1 6.1; kernel k2 6.12
 	mkdir -p tmp
 	export TMPDIR=$PWD/tmp
 	job="dd -n 4 if=/dev/vda of=/dev/null bs=64k count=64"
@@ -264,7 +264,7 @@ merge_verdict_body()
 {
 	require_prog qemu-system-x86_64
 	require_prog python3
-	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	kernel k1 6.1; kernel k2 6.12
 	mkdir -p tmp bin
 	export TMPDIR=$PWD/tmp
 	job="dd -n 4 if=/dev/vda of=/dev/null bs=64k count=64"

@@ -104,7 +104,7 @@ array_body()
 	for p in munged slurmctld slurmd sbatch jq qemu-system-x86_64; do
 		require_prog $p
 	done
-	k1=$(kernel 6.1) k2=$(kernel 6.12)
+	kernel k1 6.1; kernel k2 6.12
 	mkdir -p tmp
 	export TMPDIR=$PWD/tmp
 	start_cluster

@@ -74,8 +74,8 @@ two_kernels()
 {
 	use_tmp
 	require_qemu
-	k1=$(kernel 6.1)
-	k2=$(kernel 6.12)
+	kernel k1 6.1
+	kernel k2 6.12
 	atf_check -s exit:0 -o save:series -e save:err \
 	    "$ubc" vm $VMOPTS -j 2 -n 2 -t "$1" -k "$k1" -k "$k2" -o out "$small"
 	r1=out/$(pkgrel "$k1")-$1.json
@@ -125,8 +125,8 @@ dd_body()
 {
 	use_tmp
 	require_qemu
-	k1=$(kernel 6.1)
-	k2=$(kernel 6.12)
+	kernel k1 6.1
+	kernel k2 6.12
 	atf_check -s exit:0 -o save:series -e ignore \
 	    "$ubc" vm $VMOPTS -j 2 -k "$k1" -k "$k2" -o out -- \
 	    dd if=/dev/vda of=/dev/null bs=64k count=256 -n 2
@@ -149,8 +149,8 @@ trace_body()
 {
 	use_tmp
 	require_qemu
-	k1=$(kernel 6.1)
-	k2=$(kernel 6.12)
+	kernel k1 6.1
+	kernel k2 6.12
 	# Three processes, 50 writes of 4 KiB each: 150 writes, 614400 bytes.
 	mkdir src
 	(cd src && "$ubc" record -q -o ../w.trace.gz -- sh -c \
@@ -187,8 +187,7 @@ bisect_body()
 {
 	use_tmp
 	require_qemu
-	kernel 6.1 >/dev/null
-	kernel 6.12 >/dev/null
+	kernel k1 6.1; kernel k2 6.12
 	# Oldest first: every 6.1 before every 6.12. Measured here, 6.12
 	# sends ext4's writes of this archive about 30% larger (fewer, larger
 	# requests) than 6.1 does: the first 6.12 is the first "bad" one.
@@ -238,7 +237,7 @@ until_decided_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# The workload's own writes are the same in every run: the change is
 	# exactly +0.0%, on the limit of +0%, which no interval can leave.
 	atf_check -s exit:3 -o save:log -e save:err "$ubc" vm $VMOPTS \
@@ -301,7 +300,7 @@ dead_qemu_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	fake_qemu dies
 	"$ubc" vm $VMOPTS -k "$k" --accel auto -o out -- \
 	    dd if=/dev/vda of=/dev/null bs=64k count=16 -n 1 >/dev/null 2>err &
@@ -335,7 +334,7 @@ boot_time_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# The stand-in QEMU stops ubcreplay until 8 s after the start file is
 	# there: a poll that comes late, as behind another cell's preparation.
 	fake_qemu late
@@ -361,8 +360,8 @@ qemu_killed_body()
 {
 	use_tmp
 	require_qemu
-	k1=$(kernel 6.1)
-	k2=$(kernel 6.12)
+	kernel k1 6.1
+	kernel k2 6.12
 	# One after the other: the first finishes; the second's QEMU is
 	# killed once its job has started.
 	"$ubc" vm $VMOPTS -j 1 -k "$k1" -k "$k2" -o out -- \
@@ -397,7 +396,7 @@ machines_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	rel=$(pkgrel "$k")
 	atf_check -s exit:0 -o save:series -e save:err "$ubc" vm --mem 512 \
 	    --timeout 600 --cpus 1,2 --queues 1 -n 1 -k "$k" -o out "$small"
@@ -438,8 +437,8 @@ bisect_parallel_body()
 {
 	use_tmp
 	require_qemu
-	k1=$(kernel 6.1)
-	k2=$(kernel 6.12)
+	kernel k1 6.1
+	kernel k2 6.12
 	# Whatever the gate says of two runs, both ends' results are written.
 	atf_check -s ignore -o ignore -e ignore "$ubc" vm --bisect $VMOPTS \
 	    -j 2 -k "$k1" -k "$k2" --fail-if read.mean_bytes:+5% -o out -- \
@@ -462,7 +461,7 @@ machine_refused_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	bad "QEMU runs them in one thread under icount" --cpus 2 \
 	    --clock icount:4 -k "$k" -o out "$small"
 	bad "icount is QEMU's TCG only" --cpus 1 --accel kvm --clock icount \
@@ -497,7 +496,7 @@ missing_module_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	mkdir mods
 	: >mods/modules.dep
 	: >mods/modules.builtin
@@ -541,7 +540,7 @@ small_tmp_cleanup()
 tmpdir_full_body()
 {
 	small_tmp 1m
-	k=$(kernel 6.1)
+	kernel k 6.1
 	atf_check -s exit:2 -o ignore -e save:err env TMPDIR="$PWD/tmp" \
 	    "$ubc" vm $VMOPTS -k "$k" -o out "$small"
 	grep -q "kernel '$k': cannot write" err || atf_fail "$(cat err)"
@@ -561,7 +560,7 @@ host_disk_full_head()
 host_disk_full_body()
 {
 	small_tmp 24m
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# 64 MiB written straight to a raw disk of 128 MiB whose sparse image
 	# lies on 24 MiB. Paused, the guest would wait for --timeout.
 	atf_check -s exit:2 -o ignore -e save:err env TMPDIR="$PWD/tmp" \
@@ -585,7 +584,7 @@ no_9p_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	mods=$(dirname "$(dirname "$k")")/lib/modules/$(pkgrel "$k")
 	[ -f "$mods/modules.dep" ] || atf_skip "no modules.dep in $mods"
 	mkdir mods
@@ -605,7 +604,7 @@ unknown_fstype_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	bad "unknown filesystem type 'nosuchfs'" -k "$k" -t nosuchfs -o out "$small"
 }
 
@@ -619,7 +618,7 @@ mkfs_fails_body()
 	use_tmp
 	require_qemu
 	require_prog mkfs.ext4
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# mkfs's own message, as mkfs.ext4 prints it here.
 	truncate -s 16M img
 	want=$(mkfs.ext4 -q -F -O nosuchfeature img 2>&1 | tail -1)
@@ -640,7 +639,7 @@ no_qemu_head()
 no_qemu_body()
 {
 	use_tmp
-	k=$(kernel 6.1)
+	kernel k 6.1
 	mkdir empty
 	PATH=$PWD/empty atf_check -s exit:2 -o ignore -e save:err \
 	    "$ubc" vm -k "$k" -o out "$small"
@@ -658,7 +657,7 @@ panic_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# A dynamic program cannot run as the initramfs's /init.
 	export UBCREPLAY_VM_INIT=/bin/true
 	bad "Kernel panic" $VMOPTS -k "$k" -o out "$small"
@@ -675,7 +674,7 @@ hang_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	bad "did not finish within 3 s" --mem 512 --cpus 1 --timeout 3 \
 	    -k "$k" -o out "$small"
 }
@@ -691,7 +690,7 @@ boot_hang_body()
 	use_tmp
 	require_qemu
 	require_prog cc
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# An init that never gets to the job: the kernel boots, then nothing.
 	printf '#include <stdio.h>\n#include <unistd.h>\nint main(void) { fputs("stuck before the job\\n", stderr); for (;;) pause(); }\n' >stuck.c
 	cc -static -o stuck stuck.c || atf_skip "cannot link a static program here"
@@ -718,7 +717,7 @@ signal_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# While it boots, then while its job runs (the guest said it started).
 	for when in INT:boot TERM:boot INT:job; do
 		sig=${when%:*}
@@ -778,7 +777,7 @@ before_boot()
 	require_prog bsdtar
 	initrd_qemu
 	[ -f "$small" ] || atf_fail "missing $small (make build/fixtures/small.tar.gz)"
-	k=$(kernel 6.1)
+	kernel k 6.1
 }
 
 # jobconf ARGS...: runs vm with ARGS under the stand-in and prints the
@@ -969,7 +968,7 @@ disk_full_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# 4 MiB written to a 1 MiB disk: the guest's kernel says ENOSPC.
 	bad "guest disk full: the job filled the raw disk of 1 MiB (--size)" \
 	    $VMOPTS --size 1M -k "$k" -o out -- \
@@ -987,7 +986,7 @@ sigchld_ignored_body()
 {
 	use_tmp
 	require_qemu
-	k=$(kernel 6.1)
+	kernel k 6.1
 	# The parent ignores SIGCHLD and execs: the disposition is inherited,
 	# and the kernel would reap mkfs and QEMU before vm could wait for them.
 	atf_check -s exit:0 -o ignore -e save:err python3 -c '

@@ -684,7 +684,7 @@ uml_machine(const struct vm_cell_conf *c, json_t *vm)
 {
 	char buf[sizeof(c->kernel->patches)], *save = NULL;
 	json_t *patches = json_array();
-	long long seed = c->seed >= 0 ? c->seed : VM_UML_SEED;
+	long long seed = vm_uml_seed(c);
 	int rc = 0;
 
 	snprintf(buf, sizeof(buf), "%s", c->kernel->patches);

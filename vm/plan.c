@@ -79,8 +79,7 @@ describe(const struct vm_cell_conf *c, const struct vm_plan_inputs *in,
 	/* UML's cells: the machine, and the seed that perturbs it. */
 	if (c->kernel->machine == VM_MACHINE_UML) {
 		json_object_set_new(d, "machine", json_string("uml"));
-		json_object_set_new(d, "seed",
-		    json_integer(c->seed >= 0 ? c->seed : VM_UML_SEED));
+		json_object_set_new(d, "seed", json_integer(vm_uml_seed(c)));
 	}
 	if (in->archive != NULL)
 		json_object_set_new(d, "archive",

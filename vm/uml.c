@@ -40,11 +40,17 @@ vm_uml_base_ns(long long seed)
 	return VM_UML_BASE_NS + (int)step * VM_UML_SEED_STEP_NS;
 }
 
+long long
+vm_uml_seed(const struct vm_cell_conf *c)
+{
+	return c->seed >= 0 ? c->seed : VM_UML_SEED;
+}
+
 int
 vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
     size_t errlen)
 {
-	long long seed = c->seed >= 0 ? c->seed : (long long)VM_UML_SEED;
+	long long seed = vm_uml_seed(c);
 	int n = snprintf(buf, len,
 	    "mem=%dM time-travel=inf-cpu time-travel-start=" VM_UML_START
 	    " uml_seed=%lld ubd_model=%d,%d uml_dir=" VM_UML_DIR

@@ -89,6 +89,9 @@ int vm_init_write(const char *dir, const char *conf, char *err, size_t errlen);
 #define VM_UML_SEED_STEPS   100
 int vm_uml_base_ns(long long seed);
 
+/* Cell c's seed: the one given, or VM_UML_SEED. */
+long long vm_uml_seed(const struct vm_cell_conf *c);
+
 /* The guest's command line (after the program's name) for cell c. */
 int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
     char *err, size_t errlen);
