@@ -767,6 +767,52 @@ vm_bad_body()
 	bad 'has a "vm" object without a known accel' y.json
 }
 
+atf_test_case vm_machines
+vm_machines_head()
+{
+	atf_set descr "a size gate across guests' machines (vCPUs, queues, QEMU against UML) is refused naming both and what differs; on one machine the data decide"
+}
+vm_machines_body()
+{
+	withvm "$fx/host_default.json" a.json tcg
+	withvm "$fx/host_default2.json" b.json tcg
+	# machine FILE KEY=VALUE...: the vm object of FILE changed (JSON values).
+	machine()
+	{
+		f=$1
+		shift
+		/usr/bin/python3 - "$f" "$@" <<'EOF2' || atf_fail "cannot change $f"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for kv in sys.argv[2:]:
+    k, v = kv.split("=", 1)
+    d["vm"][k] = json.loads(v)
+json.dump(d, open(sys.argv[1], "w"))
+EOF2
+	}
+	# refused WHAT A B: the gate across A and B is refused, naming WHAT.
+	refused()
+	{
+		atf_check -s exit:2 -o empty -e save:err "$ubc" compare \
+		    --fail-if write.mean_bytes:-20% "$2" "$3"
+		grep -qF "cannot judge sizes across machines: the guests' machines differ in $1: '$2'" err ||
+		    atf_fail "$2 against $3: the refusal does not name $1: $(cat err)"
+	}
+	v=$(gate_same write.mean_bytes:-20% "$fx/host_default.json" \
+	    "$fx/host_default2.json" a.json b.json) || exit 1
+	[ "$v" = 0 ] || atf_fail "one machine: the gate is not judged as on the host"
+	cp b.json cpus.json && machine cpus.json cpus=1 queues=2
+	refused vCPUs a.json cpus.json
+	cp b.json q.json && machine q.json queues=1
+	refused "virtio-blk queues" a.json q.json
+	cp b.json uml.json && machine uml.json 'machine="uml"' 'accel="uml"'
+	refused "machine kind (QEMU, UML)" a.json uml.json
+	# Memory alone is not refused: it moved the sizes less than the noise.
+	cp b.json mem.json && machine mem.json mem_mib=1024
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% a.json mem.json
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case significant
@@ -789,4 +835,5 @@ atf_init_test_cases()
 	atf_add_test_case vm_kvm
 	atf_add_test_case vm_text
 	atf_add_test_case vm_bad
+	atf_add_test_case vm_machines
 }

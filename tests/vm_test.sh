@@ -110,6 +110,7 @@ xfs_head()
 }
 xfs_body()
 {
+	plain_pass_only "its time is guests; the cell's code under ASan: vm_test:ext4 (this case differs in the guest's mkfs)"
 	use_tmp
 	require_prog mkfs.xfs
 	two_kernels xfs
@@ -185,6 +186,7 @@ bisect_head()
 }
 bisect_body()
 {
+	plain_pass_only "its time is guests; --bisect under ASan: vm_test:bisect_parallel"
 	use_tmp
 	require_qemu
 	kernel k1 6.1; kernel k2 6.12
@@ -332,6 +334,7 @@ boot_time_head()
 }
 boot_time_body()
 {
+	plain_pass_only "its time is guests, its check the meaning of a time; the cell's code under ASan: vm_test:ext4"
 	use_tmp
 	require_qemu
 	kernel k 6.1
@@ -394,6 +397,7 @@ machines_head()
 }
 machines_body()
 {
+	plain_pass_only "its time is guests; machine labels under ASan: plan_test:machine_labels, the refusal across machines: compare_test:vm_machines"
 	use_tmp
 	require_qemu
 	kernel k 6.1
@@ -687,6 +691,7 @@ boot_hang_head()
 }
 boot_hang_body()
 {
+	plain_pass_only "its time is guests; a guest killed at a timeout under ASan: vm_test:hang"
 	use_tmp
 	require_qemu
 	require_prog cc
@@ -984,6 +989,7 @@ sigchld_ignored_head()
 }
 sigchld_ignored_body()
 {
+	plain_pass_only "its time is guests, its check a signal's disposition; vm's waiting under ASan: vm_test:ext4 and vm_test:signal"
 	use_tmp
 	require_qemu
 	kernel k 6.1
