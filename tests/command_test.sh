@@ -25,7 +25,8 @@ diskstats_body()
 {
 	require_root "makes a loop filesystem"
 	require_tracefs
-	dev=$(mkloopfs c 256 ext4)
+	mkloopfs c 256 ext4
+	dev=$loopdev
 	prog='i=0; while [ $i -lt 200 ]; do head -c 40000 /dev/urandom >f$i; i=$((i + 1)); done'
 	before=$(devstat "$dev")
 	# Files of 40,000 bytes: no bio is split (a split would make the

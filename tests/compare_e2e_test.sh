@@ -24,8 +24,10 @@ sync_smaller_head()
 sync_smaller_body()
 {
 	require_root "makes loop filesystems"
-	dd=$(mkloopfs def 256 ext4)
-	ds=$(mkloopfs syn 256 ext4 sync)
+	mkloopfs def 256 ext4
+	dd=$loopdev
+	mkloopfs syn 256 ext4 sync
+	ds=$loopdev
 	before=$(devstat "$dd")
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 5 -l "ext4 default" \
 	    -o def.json "$small" def
@@ -65,7 +67,7 @@ same_config_head()
 same_config_body()
 {
 	require_root "makes loop filesystems"
-	mkloopfs def 256 ext4 >/dev/null
+	mkloopfs def 256 ext4
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 5 -l "first" \
 	    -o a.json "$small" def
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 5 -l "second" \

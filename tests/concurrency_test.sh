@@ -13,7 +13,7 @@ target()
 {
 	require_prog bsdtar
 	if [ "$(id -u)" -eq 0 ]; then
-		mkloopfs m 256 ext4 >/dev/null
+		mkloopfs m 256 ext4
 	else
 		mkdir m
 	fi

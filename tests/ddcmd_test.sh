@@ -7,13 +7,13 @@
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
 # Makes a loop device over a file of $2 MiB of random bytes; its name is
-# kept in the file named $1 so that the cleanup finds it.
+# kept in the file named $1, where the cleanup and the case read it (not
+# printed: a skip in a command substitution would end the subshell only).
 mkloop() {
 	dd if=/dev/urandom of="$PWD/$1.img" bs=1M count="$2" 2>/dev/null ||
 	    atf_fail "cannot make $1.img"
 	losetup -f --show "$PWD/$1.img" >"$1" 2>err ||
 	    atf_skip "no loop device: $(cat err)"
-	cat "$1"
 }
 
 rmloops() {
@@ -52,8 +52,10 @@ copy_matches_dd_head() {
 }
 copy_matches_dd_body() {
 	require_root "loop devices"
-	src=$(mkloop loop1 16)
-	dst=$(mkloop loop2 16)
+	mkloop loop1 16
+	src=$(cat loop1)
+	mkloop loop2 16
+	dst=$(cat loop2)
 	name=${src#/dev/}
 
 	# Buffered, with skip, into a fresh file.
@@ -115,7 +117,8 @@ direct_sweep_head() {
 }
 direct_sweep_body() {
 	require_root "loop devices"
-	src=$(mkloop loop1 8)
+	mkloop loop1 8
+	src=$(cat loop1)
 	name=${src#/dev/}
 	maxkb=$(cat "/sys/block/$name/queue/max_sectors_kb")
 	atf_check -s exit:0 -o save:table -e ignore "$ubc" sweep -o s.json \
@@ -337,7 +340,8 @@ matrix_protects_source_head() {
 matrix_protects_source_body() {
 	require_root "loop filesystems"
 	require_prog mkfs.ext4
-	dev=$(mkloopfs fs 32 ext4)
+	mkloopfs fs 32 ext4
+	dev=$loopdev
 	head -c 100000 /dev/urandom >fs/f
 	sync
 	before=$(md5sum <fs.img)

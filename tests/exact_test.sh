@@ -106,7 +106,8 @@ check_layers()
 	require_tracefs
 	require_prog bpftrace
 	require_prog "mkfs.$2"
-	dev=$(mkloopfs "$1" 512 "$2" "${3:-}")
+	mkloopfs "$1" 512 "$2" "${3:-}"
+	dev=$loopdev
 	if [ -n "${max_kb:-}" ]; then
 		# The setting outlives the loop device's detaching: the
 		# cleanup puts the old one back for the next user of the device.
@@ -244,7 +245,7 @@ check_signal()
 {
 	require_root "makes loop filesystems and tracefs instances"
 	require_tracefs
-	mkloopfs s 512 ext4 sync >/dev/null
+	mkloopfs s 512 ext4 sync
 	"$ubc" -q -p exact -n 50 --fsync file -o "$PWD/r.json" \
 	    --trace-out "$PWD/${2:-t.trace}" "$small" s >out 2>err &
 	pid=$!
@@ -338,7 +339,7 @@ stale_instances_body()
 {
 	require_root "makes tracefs instances"
 	require_tracefs
-	mkloopfs st 256 ext4 >/dev/null
+	mkloopfs st 256 ext4
 	sh -c 'exit 0' &
 	dead=$!
 	wait "$dead"
@@ -384,7 +385,7 @@ auto_choice_body()
 	require_root "makes loop filesystems and switches to nobody"
 	require_tracefs
 	require_prog setpriv
-	mkloopfs a 256 ext4 >/dev/null
+	mkloopfs a 256 ext4
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -o r.json "$small" a
 	[ "$(json r.json "d['probe']['name']")" = tracefs ] ||
 	    atf_fail "root: -p auto did not pick tracefs"
@@ -422,7 +423,7 @@ trace_out_report_body()
 {
 	require_root "makes loop filesystems and traces the block layer"
 	require_tracefs
-	mkloopfs t 256 ext4 >/dev/null
+	mkloopfs t 256 ext4
 	atf_check -s exit:0 -o save:live -e ignore "$ubc" -p exact -n 2 \
 	    -o "$PWD/r.json" --trace-out "$PWD/t.trace" "$small" t
 	head -1 t.trace | grep -qx 'ubcreplay-trace 1' || atf_fail "no trace header"
@@ -455,7 +456,7 @@ trace_out_gz_body()
 {
 	require_root "makes loop filesystems and traces the block layer"
 	require_tracefs
-	mkloopfs t 256 ext4 >/dev/null
+	mkloopfs t 256 ext4
 	atf_check -s exit:0 -o save:live -e ignore "$ubc" -p exact -n 2 \
 	    -o "$PWD/r.json" --trace-out "$PWD/t.trace.gz" "$small" t
 	atf_check gzip -t t.trace.gz

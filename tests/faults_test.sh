@@ -96,7 +96,7 @@ enospc_first_head()
 enospc_first_body()
 {
 	prepare
-	mkloopfs m 8 ext4 >/dev/null
+	mkloopfs m 8 ext4
 	mkdir m/t
 	run "$ubc" -q -n 3 -o r.json "$small" m/t >out 2>err
 	rc=$?
@@ -120,7 +120,7 @@ enospc_later_head()
 enospc_later_body()
 {
 	prepare
-	mkloopfs m 64 ext4 >/dev/null
+	mkloopfs m 64 ext4
 	# Every free block, the reserved ones too (we are root), at once.
 	run_with_fault m 2 'f="$RUN/../../filler"; fallocate -l $(($(stat -f -c "%f * %S" "$RUN") - 262144)) "$f"; dd if=/dev/zero of="$f" bs=4k oflag=append conv=notrunc 2>/dev/null; true'
 	check enospc_later m "No space left on device"
@@ -138,7 +138,7 @@ enospc_keep_head()
 enospc_keep_body()
 {
 	prepare
-	mkloopfs m 16 ext4 >/dev/null
+	mkloopfs m 16 ext4
 	mkdir m/t
 	run "$ubc" -q -n 3 --keep -o r.json "$small" m/t >out 2>err
 	echo $? >rc
@@ -163,7 +163,7 @@ readonly_head()
 readonly_body()
 {
 	prepare
-	mkloopfs m 64 ext4 >/dev/null
+	mkloopfs m 64 ext4
 	# A remount to read-only waits for no file to be open for writing.
 	run_with_fault m 2 'until mount -o remount,ro "$RUN/../.."; do sleep 0.001; done 2>/dev/null'
 	mount -o remount,rw m
@@ -189,7 +189,8 @@ unmounted_head()
 unmounted_body()
 {
 	prepare
-	dev=$(mkloopfs m 64 ext4)
+	mkloopfs m 64 ext4
+	dev=$loopdev
 	run_with_fault m 2 'umount -l "$RUN/../.."'
 	# Mount it again to see what the detached filesystem kept.
 	mount "/dev/$dev" m || atf_fail "cannot mount $dev again"
@@ -208,7 +209,7 @@ rundir_removed_head()
 rundir_removed_body()
 {
 	prepare
-	mkloopfs m 64 ext4 >/dev/null
+	mkloopfs m 64 ext4
 	# Out of its path at once (rm -rf would race the extraction that adds
 	# to the tree, and the extraction's own error could come first), then
 	# removed.
@@ -232,7 +233,7 @@ eacces_body()
 {
 	prepare
 	require_prog setpriv
-	mkloopfs m 64 ext4 >/dev/null
+	mkloopfs m 64 ext4
 	mkdir -p m/t
 	chown 65534:65534 m/t
 	chmod o+x . m

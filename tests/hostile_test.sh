@@ -159,7 +159,7 @@ bomb_body()
 {
 	require_root "makes a loop filesystem"
 	require_prog /usr/bin/python3
-	mkloopfs mnt 32 ext4 >/dev/null
+	mkloopfs mnt 32 ext4
 	setup
 	failures=
 	/usr/bin/python3 "$mkhostile" arch "$PWD/outside" bomb || atf_fail "mkhostile.py failed"

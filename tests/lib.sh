@@ -51,38 +51,40 @@ require_tracefs()
 }
 
 # mkloopfs NAME SIZE_MB MKFS [MOUNT_OPTIONS]: makes a filesystem on a loop
-# device and mounts it on ./NAME; prints the loop device's kernel name.
+# device, mounts it on ./NAME and sets loopdev to the device's kernel name,
+# or fails or skips. Not in a command substitution: a skip or failure there
+# ends the subshell, not the test.
 # With loopfs_fresh=1 set before, ext4's block bitmaps are left for the
 # kernel to read in the background, as after any mount (settle_test).
 mkloopfs()
 {
-	name=$1 size=$2 mkfs=$3 opts=${4:-}
-	img=$PWD/$name.img
-	truncate -s "${size}M" "$img" || atf_fail "cannot make $img"
-	case $mkfs in
+	_lname=$1 _lsize=$2 _lmkfs=$3 _lopts=${4:-}
+	_limg=$PWD/$_lname.img
+	truncate -s "${_lsize}M" "$_limg" || atf_fail "cannot make $_limg"
+	case $_lmkfs in
 	ext4|ext2)
 		# No lazy init: the kernel must not write while we measure.
-		mkfs."$mkfs" -q -F -E lazy_itable_init=0,lazy_journal_init=0 \
-		    "$img" >/dev/null 2>&1 || atf_fail "mkfs.$mkfs failed" ;;
-	xfs)	mkfs.xfs -q -f "$img" >/dev/null 2>&1 || atf_fail "mkfs.xfs failed" ;;
-	btrfs)	mkfs.btrfs -q -f "$img" >/dev/null 2>&1 || atf_fail "mkfs.btrfs failed" ;;
-	*)	atf_fail "mkloopfs: unknown filesystem $mkfs" ;;
+		mkfs."$_lmkfs" -q -F -E lazy_itable_init=0,lazy_journal_init=0 \
+		    "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.$_lmkfs failed" ;;
+	xfs)	mkfs.xfs -q -f "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.xfs failed" ;;
+	btrfs)	mkfs.btrfs -q -f "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.btrfs failed" ;;
+	*)	atf_fail "mkloopfs: unknown filesystem $_lmkfs" ;;
 	esac
-	dev=$(losetup -f --show "$img") || atf_skip "cannot attach a loop device"
-	echo "$dev $PWD/$name" >>"$PWD/loops"
-	mkdir -p "$name"
-	mount ${opts:+-o "$opts"} "$dev" "$name" || atf_fail "cannot mount $dev"
+	_ldev=$(losetup -f --show "$_limg") || atf_skip "cannot attach a loop device"
+	echo "$_ldev $PWD/$_lname" >>"$PWD/loops"
+	mkdir -p "$_lname"
+	mount ${_lopts:+-o "$_lopts"} "$_ldev" "$_lname" || atf_fail "cannot mount $_ldev"
 	# ext4 (ext2 too, through it) reads its block bitmaps once in the
 	# background at a random time up to 5 s after the mount (its lazy-init
 	# thread's prefetch): reads that once fell between a test's diskstats
 	# snapshot and the start of the probe (exact_test:ext4_sync, a soak).
 	# ubcreplay loads them before it watches, but that is after a test's
 	# snapshot; reading mb_groups here loads them before it.
-	mbg=/proc/fs/ext4/$(basename "$dev")/mb_groups
-	[ "${loopfs_fresh:-0}" = 1 ] || [ ! -r "$mbg" ] ||
-	    cat "$mbg" >/dev/null || atf_fail "cannot read $mbg"
-	sync -f "$name"
-	basename "$dev"
+	_lmbg=/proc/fs/ext4/$(basename "$_ldev")/mb_groups
+	[ "${loopfs_fresh:-0}" = 1 ] || [ ! -r "$_lmbg" ] ||
+	    cat "$_lmbg" >/dev/null || atf_fail "cannot read $_lmbg"
+	sync -f "$_lname"
+	loopdev=$(basename "$_ldev")
 }
 
 # Unmounts and detaches everything mkloopfs made here.

@@ -52,7 +52,7 @@ peak_rss_body()
 	# ASan keeps what is freed in a quarantine: its RSS grows by design.
 	grep -qa __asan_init "$ubc" &&
 	    atf_skip "a build with AddressSanitizer holds freed memory back"
-	mkloopfs m 256 ext4 >/dev/null
+	mkloopfs m 256 ext4
 	few=$(peak 2 r2.json)
 	many=$(peak 200 r200.json)
 	echo "peak RSS: -n 2 $few KiB, -n 200 $many KiB"

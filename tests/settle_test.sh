@@ -37,7 +37,8 @@ command_head()
 command_body()
 {
 	require_root "makes a loop filesystem"
-	dev=$(mkloopfs f 16384 ext4)
+	mkloopfs f 16384 ext4
+	dev=$loopdev
 	"$ubc" -q -p interval -o r.json f -- sleep 7 2>err ||
 	    atf_fail "ubcreplay failed: $(cat err)"
 	quiet_after "$dev"
@@ -66,7 +67,8 @@ dd_head()
 dd_body()
 {
 	require_root "makes a loop filesystem"
-	dev=$(mkloopfs f 16384 ext4)
+	mkloopfs f 16384 ext4
+	dev=$loopdev
 	"$ubc" dd -q -p interval -o r.json if=/dev/zero of=f/out bs=64k \
 	    count=16 2>err || atf_fail "ubcreplay dd failed: $(cat err)"
 	quiet_after "$dev"
@@ -89,7 +91,8 @@ no_prefetch_body()
 	[0-4].*|5.[0-8].*)
 		atf_skip "no_prefetch_block_bitmaps came with Linux 5.9; this is $(uname -r)" ;;
 	esac
-	dev=$(mkloopfs f 16384 ext4 no_prefetch_block_bitmaps)
+	mkloopfs f 16384 ext4 no_prefetch_block_bitmaps
+	dev=$loopdev
 	"$ubc" -q -p interval -o r.json f -- true 2>err ||
 	    atf_fail "ubcreplay failed: $(cat err)"
 	a=$(reads "$dev")

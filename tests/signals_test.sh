@@ -56,7 +56,7 @@ signals()
 		require_tracefs
 	fi
 	if [ "$(id -u)" -eq 0 ]; then
-		mkloopfs m 128 ext4 >/dev/null
+		mkloopfs m 128 ext4
 	else
 		mkdir m
 	fi

@@ -16,7 +16,8 @@ check_totals()
 {
 	mnt=$1
 	opts=${2:-}
-	dev=$(mkloopfs "$mnt" 256 ext4 "$opts")
+	mkloopfs "$mnt" 256 ext4 "$opts"
+	dev=$loopdev
 	before=$(devstat "$dev")
 	atf_check -s exit:0 -o save:out -e ignore \
 	    "$ubc" -p interval -n 3 -o "$PWD/$mnt.json" "$small" "$mnt"
@@ -72,8 +73,8 @@ sync_mount_smaller_head()
 sync_mount_smaller_body()
 {
 	require_root "makes loop filesystems"
-	mkloopfs def 256 ext4 >/dev/null
-	mkloopfs syn 256 ext4 sync >/dev/null
+	mkloopfs def 256 ext4
+	mkloopfs syn 256 ext4 sync
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 2 -o def.json "$small" def
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -n 2 -o syn.json "$small" syn
 	expr="[v['write']['mean_bytes']['median'] for v in d['summary']['devices'].values()][0]"
@@ -99,7 +100,7 @@ same_tree_as_bsdtar_body()
 {
 	require_root "makes loop filesystems"
 	require_prog bsdtar
-	mkloopfs fs 256 ext4 >/dev/null
+	mkloopfs fs 256 ext4
 	atf_check -s exit:0 -o ignore -e save:err "$ubc" -q --keep "$small" fs
 	run=$(ls -d fs/ubcreplay-run.*)
 	[ -d "$run" ] || atf_fail "--keep left no run directory"

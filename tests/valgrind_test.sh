@@ -64,7 +64,7 @@ exact_body()
 	prepare
 	require_root "makes a loop filesystem; tracefs"
 	require_tracefs
-	mkloopfs m 128 ext4 >/dev/null
+	mkloopfs m 128 ext4
 	vg "$ubc" -q -n 2 -p exact --trace-out "$PWD/t.trace" -o r.json "$small" m
 	clean $? 0
 	vg "$ubc" report t.trace >out
