@@ -71,6 +71,7 @@ mkloopfs()
 	*)	atf_fail "mkloopfs: unknown filesystem $_lmkfs" ;;
 	esac
 	_ldev=$(losetup -f --show "$_limg") || atf_skip "cannot attach a loop device"
+	loopdev=${_ldev#/dev/}
 	echo "$_ldev $PWD/$_lname" >>"$PWD/loops"
 	mkdir -p "$_lname"
 	mount ${_lopts:+-o "$_lopts"} "$_ldev" "$_lname" || atf_fail "cannot mount $_ldev"
@@ -80,11 +81,10 @@ mkloopfs()
 	# snapshot and the start of the probe (exact_test:ext4_sync, a soak).
 	# ubcreplay loads them before it watches, but that is after a test's
 	# snapshot; reading mb_groups here loads them before it.
-	_lmbg=/proc/fs/ext4/$(basename "$_ldev")/mb_groups
+	_lmbg=/proc/fs/ext4/$loopdev/mb_groups
 	[ "${loopfs_fresh:-0}" = 1 ] || [ ! -r "$_lmbg" ] ||
 	    cat "$_lmbg" >/dev/null || atf_fail "cannot read $_lmbg"
 	sync -f "$_lname"
-	loopdev=$(basename "$_ldev")
 }
 
 # Unmounts and detaches everything mkloopfs made here.
