@@ -25,10 +25,25 @@
 
 #include "../model/devstats.h"
 #include "../model/hist.h"
+#include "../model/layout.h"
 #include "../traces/traces.h"
 
 #define RESULT_SCHEMA   1
 #define RESULT_MAXPHASE 4
+
+/*
+ * A phase's transfers to the filesystem's device split by what their
+ * blocks held (model/layout.h), or why they could not be.
+ */
+struct phase_attrib {
+	int ok;
+	char device[DEVNAME_MAX];
+	char source[96];  /* what read the layout */
+	char note[256];   /* what it could not tell */
+	char why[256];    /* !ok: why there is no attribution */
+	uint64_t dropped; /* transfers not kept: out of memory */
+	struct layout_attrib dir[DIR_N];
+};
 
 /* One phase of one run: times, the child's rusage, what the devices did. */
 struct phase_result {
@@ -49,6 +64,7 @@ struct phase_result {
 	 */
 	size_t ndev;
 	struct devstats *dev;
+	struct phase_attrib *attrib; /* NULL: not asked */
 };
 
 struct run_result {
@@ -143,6 +159,14 @@ json_t *result_json(const struct result *r);
 
 /* A histogram as JSON: {"kind": kind, "buckets": [...]}. */
 json_t *result_hist_json(const struct hist *h, const char *kind);
+/*
+ * A phase's "attribution" object back into its struct (allocated; NULL
+ * when there is none or memory runs out).
+ */
+struct phase_attrib *result_attrib_from_json(const json_t *o);
+/* And back: minkey names the buckets' bounds ("min_bytes", "min_ns"). */
+void result_hist_from_json(
+    const json_t *h, const char *minkey, struct hist *out);
 
 /*
  * Writes doc to path ("-" for stdout) through a temporary file in the same
@@ -188,6 +212,12 @@ struct spread stats_spread(const int64_t *v, size_t n);
  * at every step (result_load has checked the shape that matters).
  */
 int64_t result_geti(const json_t *o, const char *key);
+/*
+ * report_attrib.c: a run's attribution (its phases' "attribution"), what
+ * the writes are by class, under the run's block; nothing when the run's
+ * phases have none.
+ */
+void report_attrib_text(const json_t *run, FILE *fp);
 const char *result_gets(const json_t *o, const char *key);
 
 /*

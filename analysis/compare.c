@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "../model/layout.h"
 #include "compare.h"
 
 static const char *const layer_name[CMP_NLAYER] = {
@@ -286,6 +287,90 @@ reduce_nfs(struct cmp_result *r, json_t *nfs)
 	return 0;
 }
 
+/* Class figures summed over some phases' attribution. */
+struct classsum {
+	double ops[2][LAYOUT_NCLASS], bytes[2][LAYOUT_NCLASS];
+};
+
+static void
+classsum_phase(struct classsum *s, json_t *a)
+{
+	static const char *const dir[2] = {"read", "write"};
+
+	for (int k = 0; k < 2; k++) {
+		json_t *cls =
+		    json_object_get(json_object_get(a, dir[k]), "classes");
+
+		for (int c = 0; c < LAYOUT_NCLASS; c++) {
+			json_t *x = json_object_get(cls, layout_class_name(c));
+
+			s->ops[k][c] += num_or0(x, "ops");
+			s->bytes[k][c] += num_or0(x, "bytes");
+		}
+	}
+}
+
+/*
+ * The rows of each class: write.class.CLASS.ops (shown), .bytes and
+ * .mean_bytes, and read's, as detail.
+ */
+static int
+put_classsum(struct cmp_result *r, const char *prefix, int detail,
+    const struct classsum *s)
+{
+	static const char *const dir[2] = {"read", "write"};
+
+	for (int k = 1; k >= 0; k--) {
+		for (int c = 0; c < LAYOUT_NCLASS; c++) {
+			const char *n = layout_class_name(c);
+			int d = detail || k == 0;
+
+			if (putf(r, CMP_COUNT, d, s->ops[k][c],
+			        "%s%s.class.%s.ops", prefix, dir[k], n) == -1 ||
+			    putf(r, CMP_BYTES, 1, s->bytes[k][c],
+			        "%s%s.class.%s.bytes", prefix, dir[k],
+			        n) == -1 ||
+			    putf(r, CMP_BYTES, 1,
+			        mean_bytes(s->bytes[k][c], s->ops[k][c]),
+			        "%s%s.class.%s.mean_bytes", prefix, dir[k],
+			        n) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A run's transfers by class (its phases' attribution, model/layout.h),
+ * over the run and per phase; nothing unless every phase was attributed,
+ * since a sum over some of them would be read as the run's.
+ */
+static int
+reduce_classes(struct cmp_result *r, json_t *phases)
+{
+	struct classsum all, one;
+	json_t *ph, *a;
+	size_t i;
+
+	json_array_foreach (phases, i, ph) {
+		a = json_object_get(ph, "attribution");
+		if (!json_is_object(a) || json_object_get(a, "error") != NULL)
+			return 0;
+	}
+	memset(&all, 0, sizeof(all));
+	json_array_foreach (phases, i, ph) {
+		char prefix[48];
+
+		memset(&one, 0, sizeof(one));
+		classsum_phase(&one, json_object_get(ph, "attribution"));
+		classsum_phase(&all, json_object_get(ph, "attribution"));
+		snprintf(prefix, sizeof(prefix), "%s.", str_at(ph, "phase"));
+		if (put_classsum(r, prefix, 1, &one) == -1)
+			return -1;
+	}
+	return put_classsum(r, "", 0, &all);
+}
+
 /* One successful run into the result's series and histograms. */
 static int
 reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
@@ -377,7 +462,7 @@ reduce_run(struct cmp_result *r, json_t *run, const char *fsdevs, int fs_count)
 		if (put_devsum(r, prefix, 1, &dev) == -1)
 			return -1;
 	}
-	return 0;
+	return reduce_classes(r, phases);
 }
 
 void

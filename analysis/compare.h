@@ -247,6 +247,16 @@ void cmp_free(struct cmp *c);
 const struct cmp_row *cmp_row_find(const struct cmp *c, const char *name);
 
 /*
+ * compare_class.c: for a metric of the device's writes or reads (all but
+ * app.* and nfs.*), the two classes of blocks whose requests moved most
+ * from the baseline to result, by the medians of the class rows, into buf:
+ * "inode +57 requests (+300.0%), data -12 requests (-20.0%)". 0 when the
+ * results have no attribution or nothing moved.
+ */
+int cmp_class_movers(const struct cmp *c, size_t result, const char *metric,
+    char *buf, size_t len);
+
+/*
  * About how many runs a side (pairs, when cell was compared as pairs) of
  * sa against sb would put cell's interval wholly on one side of limit, a
  * ratio, four times in five: stats_change_runs or

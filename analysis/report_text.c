@@ -28,26 +28,10 @@ megabytes(char *buf, size_t len, int64_t bytes)
 	snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
 }
 
-/* A histogram object back into a histogram; minkey names its bounds. */
-static void
-hist_from_key(const json_t *h, const char *minkey, struct hist *out)
-{
-	const json_t *b;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	json_array_foreach (json_object_get(h, "buckets"), i, b) {
-		uint64_t min = (uint64_t)result_geti(b, minkey);
-
-		out->count[hist_bucket(min)] +=
-		    (uint64_t)result_geti(b, "count");
-	}
-}
-
 static void
 hist_from(const json_t *h, struct hist *out)
 {
-	hist_from_key(h, "min_bytes", out);
+	result_hist_from_json(h, "min_bytes", out);
 }
 
 /*
@@ -234,7 +218,7 @@ phase_hist(const json_t *phases, size_t n, const char *dir, const char *key,
 		    json_array_get(json_object_get(ph, "devices"), n);
 		struct hist h;
 
-		hist_from_key(
+		result_hist_from_json(
 		    json_object_get(
 		        dir != NULL ? json_object_get(d, dir) : d, key),
 		    minkey, &h);
@@ -506,6 +490,7 @@ run_block(json_t *doc, const json_t *run, FILE *fp)
 		names[1] = "app write()";
 		bucket_table(fp, "write sizes", &app, names + 1, 1);
 	}
+	report_attrib_text(run, fp);
 }
 
 /* scale 0: a count, printed as an integer. */

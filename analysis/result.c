@@ -33,6 +33,21 @@ result_hist_json(const struct hist *h, const char *kind)
 	return json_pack("{s:s,s:o}", "kind", kind, "buckets", buckets);
 }
 
+void
+result_hist_from_json(const json_t *h, const char *minkey, struct hist *out)
+{
+	const json_t *b;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	json_array_foreach (json_object_get(h, "buckets"), i, b) {
+		uint64_t min = (uint64_t)result_geti(b, minkey);
+
+		out->count[hist_bucket(min)] +=
+		    (uint64_t)result_geti(b, "count");
+	}
+}
+
 static json_int_t
 mean(uint64_t bytes, uint64_t ops)
 {
@@ -176,6 +191,76 @@ size_kind(const struct result *r)
 	    : "interval_mean";
 }
 
+/* One direction's transfers by class, every class in enum order. */
+static json_t *
+attrib_dir_json(const struct layout_attrib *a)
+{
+	json_t *cls = json_object();
+
+	for (int c = 0; c < LAYOUT_NCLASS; c++) {
+		const struct layout_xfer *x = &a->cls[c];
+
+		json_object_set_new(cls, layout_class_name(c),
+		    json_pack("{s:I,s:I,s:I,s:o}", "ops", (json_int_t)x->ops,
+		        "bytes", (json_int_t)x->bytes, "mean_bytes",
+		        mean(x->bytes, x->ops), "size_hist",
+		        result_hist_json(&x->size, "exact")));
+	}
+	return json_pack(
+	    "{s:I,s:o}", "mixed", (json_int_t)a->mixed, "classes", cls);
+}
+
+static json_t *
+attrib_json(const struct phase_attrib *a)
+{
+	if (a == NULL)
+		return NULL;
+	if (!a->ok)
+		return json_pack(
+		    "{s:s,s:s}", "device", a->device, "error", a->why);
+	return json_pack("{s:s,s:s,s:s,s:I,s:o,s:o}", "device", a->device,
+	    "layout", a->source, "note", a->note, "dropped",
+	    (json_int_t)a->dropped, "read", attrib_dir_json(&a->dir[DIR_READ]),
+	    "write", attrib_dir_json(&a->dir[DIR_WRITE]));
+}
+
+static void
+attrib_dir_from(const json_t *o, struct layout_attrib *a)
+{
+	const json_t *cls = json_object_get(o, "classes");
+
+	a->mixed = (uint64_t)result_geti(o, "mixed");
+	for (int c = 0; c < LAYOUT_NCLASS; c++) {
+		const json_t *x = json_object_get(cls, layout_class_name(c));
+
+		a->cls[c].ops = (uint64_t)result_geti(x, "ops");
+		a->cls[c].bytes = (uint64_t)result_geti(x, "bytes");
+		result_hist_from_json(json_object_get(x, "size_hist"),
+		    "min_bytes", &a->cls[c].size);
+	}
+}
+
+struct phase_attrib *
+result_attrib_from_json(const json_t *o)
+{
+	struct phase_attrib *a;
+
+	if (!json_is_object(o) || (a = calloc(1, sizeof(*a))) == NULL)
+		return NULL;
+	snprintf(a->device, sizeof(a->device), "%s", result_gets(o, "device"));
+	if (json_object_get(o, "error") != NULL) {
+		snprintf(a->why, sizeof(a->why), "%s", result_gets(o, "error"));
+		return a;
+	}
+	a->ok = 1;
+	snprintf(a->source, sizeof(a->source), "%s", result_gets(o, "layout"));
+	snprintf(a->note, sizeof(a->note), "%s", result_gets(o, "note"));
+	a->dropped = (uint64_t)result_geti(o, "dropped");
+	attrib_dir_from(json_object_get(o, "read"), &a->dir[DIR_READ]);
+	attrib_dir_from(json_object_get(o, "write"), &a->dir[DIR_WRITE]);
+	return a;
+}
+
 static json_t *
 phase_json(const struct result *r, const struct phase_result *p)
 {
@@ -192,7 +277,7 @@ phase_json(const struct result *r, const struct phase_result *p)
 	          mean(p->app_bytes, p->app_ops), "size_hist",
 	          result_hist_json(&p->app_size, "exact"));
 	return json_pack("{s:s,s:s,s:s?,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
-	                 "s:I,s:I,s:I,s:I,s:o*,s:o}",
+	                 "s:I,s:I,s:I,s:I,s:o*,s:o,s:o*}",
 	    "phase", p->name, "status", p->failed ? "failed" : "ok", "error",
 	    p->failed ? p->error : NULL, "elapsed_ns",
 	    (json_int_t)p->elapsed_ns, "user_ns", (json_int_t)p->user_ns,
@@ -202,7 +287,8 @@ phase_json(const struct result *r, const struct phase_result *p)
 	    "minflt", (json_int_t)p->minflt, "nswap", (json_int_t)p->nswap,
 	    "nvcsw", (json_int_t)p->nvcsw, "nivcsw", (json_int_t)p->nivcsw,
 	    "entries", (json_int_t)p->entries, "bytes", (json_int_t)p->bytes,
-	    "app_write", app, "devices", devs);
+	    "app_write", app, "devices", devs, "attribution",
+	    attrib_json(p->attrib));
 }
 
 /* The csh time line of the phases that are the job: all but remove. */
@@ -387,6 +473,8 @@ result_run_free(struct run_result *run)
 	for (size_t i = 0; i < run->nphase; i++) {
 		free(run->phase[i].dev);
 		run->phase[i].dev = NULL;
+		free(run->phase[i].attrib);
+		run->phase[i].attrib = NULL;
 		run->phase[i].ndev = 0;
 	}
 }

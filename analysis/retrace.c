@@ -2,8 +2,8 @@
  * retrace.c - a result computed again from a trace file (--trace-out): the
  * device statistics from the trace's records, through the same accumulator
  * the live probe used (blkev.c), and everything the trace cannot know (the
- * times, the rusage, the workload's write() calls) from the result the run
- * wrote into the trace. The document is then built by result_json, the same
+ * times, the rusage, the workload's write() calls, what the blocks held)
+ * from the result the run wrote into the trace. The document is then built by result_json, the same
  * as a live run's, so the two can be compared byte for byte.
  */
 #include <stdio.h>
@@ -79,6 +79,8 @@ phase_of(const json_t *o, struct phase_result *p)
 	p->app_bytes = (uint64_t)result_geti(app, "bytes");
 	hist_of(json_object_get(app, "size_hist"), &p->app_size);
 	p->app_unseen = app == NULL;
+	/* What the blocks held: the layout is not in the trace. */
+	p->attrib = result_attrib_from_json(json_object_get(o, "attribution"));
 	/*
 	 * The devices come from the trace's mark for this phase
 	 * (result_phase_devices); a phase the trace has no mark for has none,

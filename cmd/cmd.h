@@ -29,6 +29,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_nfs(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
 
 /* usage.c: the synopsis of every command, to f (stderr on usage errors). */
 void usage_print(FILE *f);

@@ -202,7 +202,7 @@ cmd_print_gates(
     const struct cmp *c, int rule, const struct gate_verdict *v, size_t n)
 {
 	size_t count[3] = {0, 0, 0};
-	char chg[96];
+	char chg[96], movers[192];
 
 	if (n == 0)
 		return;
@@ -227,6 +227,11 @@ cmd_print_gates(
 			print_undecided(&v[i]);
 		else
 			putchar('\n');
+		/* What the blocks that moved were, when it is known. */
+		if (v[i].outcome == GATE_FAIL &&
+		    cmp_class_movers(c, v[i].result, v[i].gate->metric, movers,
+		        sizeof(movers)))
+			printf("    moved most: %s\n", movers);
 	}
 	printf("  %zu failed, %zu undecided, %zu passed\n", count[GATE_FAIL],
 	    count[GATE_UNDECIDED], count[GATE_PASS]);

@@ -61,6 +61,7 @@ struct opts {
 	enum replay_fsync fsync;
 	int drop_caches;
 	int keep;
+	int no_attrib; /* --no-attribution */
 	int quiet;
 	int timing;             /* a trace at its recorded pace */
 	int is_trace;           /* the workload is a trace, not an archive */
@@ -77,6 +78,7 @@ enum {
 	OPT_FSYNC,
 	OPT_KEEP,
 	OPT_NFS_IFACE,
+	OPT_NO_ATTRIB,
 	OPT_RUMP,
 	OPT_TIMING,
 	OPT_TRACE_OUT,
@@ -89,6 +91,7 @@ static const struct option longopts[] = {
     {"fsync", required_argument, NULL, OPT_FSYNC},
     {"keep", no_argument, NULL, OPT_KEEP},
     {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
+    {"no-attribution", no_argument, NULL, OPT_NO_ATTRIB},
     {"rump", required_argument, NULL, OPT_RUMP},
     {"timing", no_argument, NULL, OPT_TIMING},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
@@ -186,6 +189,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NFS_IFACE:
 			o->nfs_iface = optarg;
+			break;
+		case OPT_NO_ATTRIB:
+			o->no_attrib = 1;
 			break;
 		case OPT_RUMP:
 			o->rump_dir = optarg;
@@ -442,7 +448,8 @@ job_options(const struct opts *o, const struct replay_archive_info *info,
 	    .winfo = winfo,
 	    .image = o->image,
 	    .mount_opts = o->mount_opts,
-	    .rump_dir = o->rump_dir};
+	    .rump_dir = o->rump_dir,
+	    .attrib = !o->no_attrib};
 }
 
 int
@@ -514,6 +521,7 @@ cmd_tar(int argc, char **argv)
 		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
+	job_attrib_open(&j);
 	if (o.nfs_iface != NULL &&
 	    nfs_watch_start(&watch, o.nfs_iface,
 	        wire_filter(j.t, filter, sizeof(filter)), err,

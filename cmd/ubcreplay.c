@@ -23,6 +23,7 @@ static const struct {
     {"nfs", cmd_nfs},
     {"vm", cmd_vm},
     {"record", cmd_record},
+    {"layout", cmd_layout},
 };
 
 int

@@ -12,14 +12,16 @@
 static const char synopsis[] =
     "usage: ubcreplay [-hqV] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | file | end]\n"
-    "                 [--keep] [--nfs-iface interface] [--timing]\n"
-    "                 [--trace-out file] [--watch-dev device] archive dir\n"
+    "                 [--keep] [--nfs-iface interface] [--no-attribution]\n"
+    "                 [--timing] [--trace-out file] [--watch-dev device]\n"
+    "                 archive dir\n"
     "       ubcreplay [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-p probe] [--drop-caches] [--fsync none | end] [--keep]\n"
-    "                 [--trace-out file] dir -- command ...\n"
+    "                 [--no-attribution] [--trace-out file] dir -- command ...\n"
     "       ubcreplay [-q] [-i interval] [-l label] [-n runs] [-o file]\n"
     "                 [-O mount-options] [-p probe] [--fsync none | file | end]\n"
-    "                 [--keep] [--rump dir] [--timing] archive | trace ffs:image\n"
+    "                 [--keep] [--no-attribution] [--rump dir] [--timing]\n"
+    "                 archive | trace ffs:image\n"
     "       ubcreplay compare [-a] [--alpha p] [--baseline file]\n"
     "                 [--fail-if metric:change]\n"
     "                 [--gate-rule interval | significance] [--json file]\n"
@@ -56,7 +58,8 @@ static const char synopsis[] =
     "       ubcreplay vm --merge dir [--fail-if metric:change]\n"
     "                    [--gate-rule interval | significance]\n"
     "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
-    "       ubcreplay record -d trace\n";
+    "       ubcreplay record -d trace\n"
+    "       ubcreplay layout dir\n";
 
 void
 usage_print(FILE *f)

@@ -27,6 +27,7 @@
 #include <limits.h>
 
 #include "../analysis/analysis.h"
+#include "../model/layout.h"
 #include "../replay/replay.h"
 #include "../traces/traces.h"
 
@@ -74,6 +75,13 @@ struct job_target_ops {
 	    struct replay_outcome *out, char *err, size_t errlen);
 	/* The sync and remove phases' work (arg: the job). */
 	replay_fn sync, remove;
+	/*
+	 * After the sync, before the removal: what the filesystem's blocks
+	 * hold now (model/layout.h), into l; -1 with the reason where it
+	 * cannot be told. NULL: this target cannot tell.
+	 */
+	int (*layout)(
+	    struct job *j, struct layout *l, char *err, size_t errlen);
 	/* After the work: why the run directory is not as it was, or 0. */
 	int (*check)(struct job *j, char *err, size_t errlen);
 	/*
@@ -108,6 +116,21 @@ struct job_opts {
 	const char *image;
 	const char *mount_opts;
 	const char *rump_dir;
+	int attrib; /* split the exact view's transfers by what they held */
+};
+
+/*
+ * Attribution over a run (attrib.c): the phases' transfers, held until the
+ * layout is read.
+ */
+struct job_attrib {
+	int asked;     /* the phases get an attribution, or why not */
+	int kept;      /* the probe keeps the transfers' places */
+	int read;      /* this run's layout is read */
+	size_t dev;    /* the filesystem's device among the target's */
+	char why[256]; /* why no phase is attributed, when not kept */
+	struct layout layout;
+	struct blkev_xfers held[RESULT_MAXPHASE];
 };
 
 struct job {
@@ -138,6 +161,7 @@ struct job {
 	char label[256];
 	char where[PATH_MAX + 64]; /* the run directory, for people */
 	void *tpriv;               /* the target's own */
+	struct job_attrib attrib;
 };
 
 /*
@@ -146,6 +170,19 @@ struct job {
  */
 const char *job_unsupported(
     const struct job_workload *wl, const struct job_target_ops *tops);
+
+/*
+ * Attribution: job_attrib_open once the target and its probe are open;
+ * job_attrib_phase after each phase's mark; job_attrib_read after the sync
+ * (it marks the probe: what the reading did is j->between's);
+ * job_attrib_end when the run is over. Each phase of a run gets its
+ * phase_attrib, attributed or saying why not, when attribution was asked.
+ */
+int job_attrib_open(struct job *j);
+void job_attrib_phase(struct job *j, struct run_result *run);
+int job_attrib_read(
+    struct job *j, struct run_result *run, char *err, size_t errlen);
+void job_attrib_end(struct job *j, struct run_result *run);
 
 /*
  * One run: fills run's phases and status; -1 when it failed or was

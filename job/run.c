@@ -66,11 +66,15 @@ job_unsupported(
 	return why;
 }
 
-/* A measured phase: the probe's trace names it, the mark ends it. */
+/*
+ * A measured phase: the probe's trace names it, the mark ends it, and its
+ * transfers go to attribution.
+ */
 static int
-phase(struct job *j, const char *name, replay_fn fn, struct phase_result *p,
+phase(struct job *j, const char *name, replay_fn fn, struct run_result *run,
     char *err, size_t errlen)
 {
+	struct phase_result *p = &run->phase[run->nphase++];
 	struct replay_outcome out;
 	char label[64];
 
@@ -83,7 +87,10 @@ phase(struct job *j, const char *name, replay_fn fn, struct phase_result *p,
 		snprintf(p->error, sizeof(p->error), "%s", err);
 		return -1;
 	}
-	return job_phase_result(j->probe, name, &out, p, err, errlen);
+	if (job_phase_result(j->probe, name, &out, p, err, errlen) == -1)
+		return -1;
+	job_attrib_phase(j, run);
+	return 0;
 }
 
 /*
@@ -155,27 +162,31 @@ job_run(struct job *j, int idx, struct run_result *run)
 	for (size_t i = 0; i < j->t->ndev; i++)
 		devstats_add(&j->between[i], &before[i]);
 
-	p = &run->phase[run->nphase++];
-	if (phase(j, j->wl->phase, j->wl->work[j->tops->fs], p, err,
+	if (phase(j, j->wl->phase, j->wl->work[j->tops->fs], run, err,
 	        sizeof(err)) == -1)
 		goto cleanup;
+	p = &run->phase[run->nphase - 1];
 	what = p->failed ? p->error : NULL;
 	/* Someone else's doing explains the workload's failure best. */
 	if (j->tops->check(j, err, sizeof(err)) == -1)
 		what = err;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
-		p = &run->phase[run->nphase++];
-		if (phase(j, "sync", j->tops->sync, p, err, sizeof(err)) == -1)
+		if (phase(j, "sync", j->tops->sync, run, err, sizeof(err)) ==
+		    -1)
 			goto cleanup;
+		p = &run->phase[run->nphase - 1];
 		what = p->failed ? p->error : NULL;
 	}
+	/* What the blocks hold, read while every file is still there. */
+	if (what == NULL && job_attrib_read(j, run, err, sizeof(err)) == -1)
+		goto cleanup;
 	if (j->o->keep) {
 		j->kept = 1;
 	} else {
-		p = &run->phase[run->nphase++];
-		if (phase(j, "remove", j->tops->remove, p, err, sizeof(err)) ==
-		    -1)
+		if (phase(j, "remove", j->tops->remove, run, err,
+		        sizeof(err)) == -1)
 			goto cleanup;
+		p = &run->phase[run->nphase - 1];
 		if (p->failed)
 			snprintf(j->warning, sizeof(j->warning),
 			    "run directory '%s' left behind: %s", j->rundir,
@@ -183,6 +194,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 		if (what == NULL && p->failed)
 			what = p->error;
 	}
+	job_attrib_end(j, run);
 	j->tops->end(j, 1);
 	if (what != NULL) {
 		snprintf(run->error, sizeof(run->error), "%s", what);
@@ -192,6 +204,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 	return 0;
 
 cleanup:
+	job_attrib_end(j, run);
 	j->tops->end(j, 0);
 broken:
 	if (stop_signal())

@@ -245,6 +245,12 @@ dir_end(struct job *j, int done)
 	d->runfd = -1;
 }
 
+static int
+dir_layout(struct job *j, struct layout *l, char *err, size_t errlen)
+{
+	return layout_read_dir(j->t, l, err, errlen);
+}
+
 const struct job_target_ops job_target_dir = {
     .kind = "dir",
     .fs = JOB_HOST,
@@ -253,6 +259,7 @@ const struct job_target_ops job_target_dir = {
     .phase = dir_phase,
     .sync = dir_sync,
     .remove = dir_remove,
+    .layout = dir_layout,
     .check = dir_check,
     .end = dir_end,
     .close = dir_close,

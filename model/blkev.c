@@ -137,6 +137,8 @@ struct devacc {
 	int has_kern;
 	uint64_t kern_ops[DIR_N], kern_bytes[DIR_N], kern_merges[DIR_N];
 	uint64_t kern_flushes;
+	/* The requests' places, when kept: this phase's, the last one's. */
+	struct blkev_xfers xfers, last;
 };
 
 struct blkev_acc {
@@ -146,6 +148,7 @@ struct blkev_acc {
 	uint64_t lost;
 	struct inflight *tab; /* open addressing, linear probing */
 	size_t cap, used;     /* cap a power of two */
+	int keep_xfers;
 };
 
 struct blkev_acc *
@@ -174,6 +177,10 @@ blkev_acc_free(struct blkev_acc *a)
 {
 	if (a == NULL)
 		return;
+	for (size_t i = 0; i < a->ndev; i++) {
+		free(a->dev[i].xfers.x);
+		free(a->dev[i].last.x);
+	}
 	free(a->tab);
 	free(a->dev);
 	free(a);
@@ -365,6 +372,24 @@ on_flush_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 }
 
 static void
+keep_xfer(struct blkev_xfers *k, const struct blkev *e, int dir)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 1024;
+		struct blkev_xfer *x = realloc(k->x, cap * sizeof(*x));
+
+		if (x == NULL) {
+			k->dropped++;
+			return;
+		}
+		k->x = x;
+		k->cap = cap;
+	}
+	k->x[k->n++] = (struct blkev_xfer){
+	    .sector = e->sector, .bytes = e->bytes, .dir = (uint8_t)dir};
+}
+
+static void
 on_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 {
 	unsigned op = e->flags & BLKEV_OP_MASK;
@@ -406,9 +431,27 @@ on_issue(struct blkev_acc *a, struct devacc *d, const struct blkev *e)
 	}
 	d->have_last[dir] = 1;
 	d->last_end[dir] = e->sector + e->bytes / SECTOR_BYTES;
+	if (a->keep_xfers)
+		keep_xfer(&d->xfers, e, dir);
 	in.kind = (uint8_t)dir;
 	busy_start(d, e->ts_ns);
 	inflight_put(a, &in);
+}
+
+void
+blkev_acc_keep_xfers(struct blkev_acc *a)
+{
+	a->keep_xfers = 1;
+}
+
+void
+blkev_acc_take_xfers(struct blkev_acc *a, size_t i, struct blkev_xfers *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (i >= a->ndev)
+		return;
+	*out = a->dev[i].last;
+	memset(&a->dev[i].last, 0, sizeof(a->dev[i].last));
 }
 
 static unsigned
@@ -520,6 +563,9 @@ blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out)
 			out[i] = d->cur;
 		memset(&d->cur, 0, sizeof(d->cur));
 		d->last_flush_ns = 0;
+		free(d->last.x);
+		d->last = d->xfers;
+		memset(&d->xfers, 0, sizeof(d->xfers));
 	}
 	a->lost = 0;
 	a->phase_start_ns = now_ns;

@@ -116,6 +116,31 @@ void blkev_acc_mark(struct blkev_acc *a, int64_t now_ns, struct devstats *out);
 void blkev_acc_free(struct blkev_acc *a);
 
 /*
+ * One issued data request's place, kept for attribution (model/layout.h):
+ * sector and bytes on the device, and its direction (DIR_READ, DIR_WRITE).
+ */
+struct blkev_xfer {
+	uint64_t sector;
+	uint64_t bytes;
+	uint8_t dir;
+};
+
+struct blkev_xfers {
+	struct blkev_xfer *x;
+	size_t n, cap;
+	uint64_t dropped; /* requests not kept: out of memory */
+};
+
+/*
+ * From now on, keep each issued data request's place, per device and phase.
+ * blkev_acc_take_xfers hands over those of devs[i] in the phase the last
+ * mark ended (the caller frees out->x); empty when they were not kept.
+ */
+void blkev_acc_keep_xfers(struct blkev_acc *a);
+void blkev_acc_take_xfers(
+    struct blkev_acc *a, size_t i, struct blkev_xfers *out);
+
+/*
  * Any record: an event is added, a lost count counted, kernel counters kept
  * for the phase, and a mark ends the phase into out (may be NULL).
  */

@@ -67,6 +67,10 @@ mkloopfs()
 		mkfs."$_lmkfs" -q -F -E lazy_itable_init=0,lazy_journal_init=0 \
 		    "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.$_lmkfs failed" ;;
 	xfs)	mkfs.xfs -q -f "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.xfs failed" ;;
+	xfs-rmap)
+		# With the reverse-mapping btree: every block's owner.
+		mkfs.xfs -q -f -m rmapbt=1 "$_limg" >/dev/null 2>&1 ||
+		    atf_fail "mkfs.xfs -m rmapbt=1 failed" ;;
 	btrfs)	mkfs.btrfs -q -f "$_limg" >/dev/null 2>&1 || atf_fail "mkfs.btrfs failed" ;;
 	*)	atf_fail "mkloopfs: unknown filesystem $_lmkfs" ;;
 	esac

@@ -197,3 +197,27 @@ probe_trace_write(struct probe *p, const char *path, const char *result,
 	}
 	return p->ops->trace_write(p, path, result, err, errlen);
 }
+
+int
+probe_keep_xfers(struct probe *p, char *err, size_t errlen)
+{
+	if (p->ops->acc == NULL) {
+		snprintf(err, errlen,
+		    "the %s probe does not see each request's place (the "
+		    "exact probe does)",
+		    p->ops->name);
+		return -1;
+	}
+	blkev_acc_keep_xfers(p->ops->acc(p));
+	return 0;
+}
+
+void
+probe_take_xfers(struct probe *p, size_t i, struct blkev_xfers *out)
+{
+	if (p->ops->acc == NULL) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	blkev_acc_take_xfers(p->ops->acc(p), i, out);
+}

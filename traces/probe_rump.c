@@ -267,6 +267,12 @@ ex_mark(struct probe *p, struct devstats *out, char *err, size_t errlen)
 	return 0;
 }
 
+static struct blkev_acc *
+ex_acc(struct probe *p)
+{
+	return ((struct nb *)p->priv)->acc;
+}
+
 static const struct probe_ops probe_rumpbio_ops = {
     .name = "rumpbio",
     .resolution = PROBE_EXACT,
@@ -274,6 +280,7 @@ static const struct probe_ops probe_rumpbio_ops = {
     .tick = ex_tick,
     .mark = ex_mark,
     .close = nb_close,
+    .acc = ex_acc,
 };
 
 static const struct probe_ops probe_iostat_ops = {

@@ -776,6 +776,12 @@ tfs_trace_write(struct probe *p, const char *path, const char *result,
 	    (const char(*)[64])s->label, s->nlabel, result, err, errlen);
 }
 
+static struct blkev_acc *
+tfs_acc(struct probe *p)
+{
+	return ((struct tfs *)p->priv)->acc;
+}
+
 const struct probe_ops probe_tracefs_ops = {
     .name = "tracefs",
     .resolution = PROBE_EXACT,
@@ -785,4 +791,5 @@ const struct probe_ops probe_tracefs_ops = {
     .close = tfs_close,
     .keep = tfs_keep,
     .trace_write = tfs_trace_write,
+    .acc = tfs_acc,
 };

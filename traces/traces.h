@@ -128,6 +128,8 @@ struct probe_ops {
 	int (*keep)(struct probe *p, char *err, size_t errlen);
 	int (*trace_write)(struct probe *p, const char *path,
 	    const char *result, char *err, size_t errlen);
+	/* Exact probes only (NULL elsewhere): the accumulator they feed. */
+	struct blkev_acc *(*acc)(struct probe *p);
 };
 
 struct probe {
@@ -187,6 +189,25 @@ void probe_label(struct probe *p, const char *label);
 int probe_keep_records(struct probe *p, char *err, size_t errlen);
 int probe_trace_write(struct probe *p, const char *path, const char *result,
     char *err, size_t errlen);
+
+/*
+ * Attribution (model/layout.h). An exact probe keeps each issued data
+ * request's place when asked (-1 with a reason when this probe cannot);
+ * after each mark, probe_take_xfers hands over those the target's device i
+ * was sent in the phase the mark ended (the caller frees out->x).
+ */
+int probe_keep_xfers(struct probe *p, char *err, size_t errlen);
+void probe_take_xfers(struct probe *p, size_t i, struct blkev_xfers *out);
+
+/*
+ * What the blocks of t's filesystem hold now, into l (model/layout.h;
+ * layout_init'd here): read from the mounted filesystem, after a sync, on
+ * ext2/3/4 and xfs (layout_linux.c). -1 with the reason where this
+ * filesystem or system cannot say (btrfs, tmpfs, no GETFSMAP).
+ */
+struct layout;
+int layout_read_dir(
+    const struct target *t, struct layout *l, char *err, size_t errlen);
 
 /*
  * A trace file read back: the devices, the records in order, the labels of
