@@ -16,8 +16,8 @@
 
 #include "layout.h"
 
-static const char *const names[LAYOUT_NCLASS] = {"data", "dir", "inode",
-    "alloc", "map", "journal", "free", "unknown"};
+static const char *const names[LAYOUT_NCLASS] = {
+    "data", "dir", "inode", "alloc", "map", "journal", "free", "unknown"};
 
 const char *
 layout_class_name(enum layout_class c)
@@ -154,8 +154,10 @@ emit(struct layout_ext *out, size_t *n, uint64_t off, uint64_t end, uint8_t c)
 		last->len = end - last->off;
 		return;
 	}
-	out[(*n)++] = (struct layout_ext){
+	/* Indexed apart: the index and the initializer are unsequenced. */
+	out[*n] = (struct layout_ext){
 	    .off = off, .len = end - off, .seq = (uint32_t)*n, .cls = c};
+	(*n)++;
 }
 
 int
@@ -248,8 +250,8 @@ layout_split(const struct layout *l, uint64_t off, uint64_t len,
 }
 
 void
-layout_attribute(const struct layout *l, uint64_t off, uint64_t len,
-    struct layout_attrib *a)
+layout_attribute(
+    const struct layout *l, uint64_t off, uint64_t len, struct layout_attrib *a)
 {
 	uint64_t by[LAYOUT_NCLASS] = {0};
 	int top = 0, held = 0;
