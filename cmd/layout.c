@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../model/layout.h"
+#include "../traces/ffs_image.h"
 #include "cmd.h"
 
 int
@@ -40,7 +41,13 @@ cmd_layout(int argc, char **argv)
 	}
 	what = argv[optind];
 	layout_init(&l, what);
-	if (target_resolve(what, &t, err, sizeof(err)) == -1 ||
+	if (strncmp(what, "ffs:", 4) == 0) {
+		if (ffs_image_layout_path(what + 4, &l, err, sizeof(err)) ==
+		    -1) {
+			warnx("%s", err);
+			return EXIT_FAILURE;
+		}
+	} else if (target_resolve(what, &t, err, sizeof(err)) == -1 ||
 	    layout_read_dir(&t, &l, err, sizeof(err)) == -1) {
 		warnx("%s", err);
 		return EXIT_FAILURE;

@@ -59,7 +59,7 @@ static const char synopsis[] =
     "                    [--gate-rule interval | significance]\n"
     "       ubcreplay record [-q] [-C dir] [-o trace] -- command ...\n"
     "       ubcreplay record -d trace\n"
-    "       ubcreplay layout dir\n";
+    "       ubcreplay layout dir | ffs:image\n";
 
 void
 usage_print(FILE *f)

@@ -42,6 +42,7 @@
 #include "../model/rumpshm.h"
 #include "../model/stop.h"
 #include "../replay/rump.h"
+#include "../traces/ffs_image.h"
 #include "job.h"
 
 #ifndef UBC_RUMP_DEFAULT
@@ -667,6 +668,19 @@ ffs_close(struct job *j)
 	j->tpriv = NULL;
 }
 
+/*
+ * What the image's blocks hold after the sync, read from the file the
+ * kernel writes (traces/ffs_image.c), while the kernel still has it
+ * mounted.
+ */
+static int
+ffs_layout(struct job *j, struct layout *l, char *err, size_t errlen)
+{
+	const struct ffs *f = j->tpriv;
+
+	return ffs_image_layout_path(f->image, l, err, errlen);
+}
+
 const struct job_target_ops job_target_ffs = {
     .kind = "ffs",
     .fs = JOB_NETBSD,
@@ -675,6 +689,7 @@ const struct job_target_ops job_target_ffs = {
     .phase = ffs_phase,
     .sync = ffs_sync,
     .remove = ffs_remove,
+    .layout = ffs_layout,
     .check = ffs_check,
     .end = ffs_end,
     .close = ffs_close,

@@ -13,12 +13,22 @@ filesystem's own tools (debugfs and dumpe2fs, xfs_db).
       N blocks the run wrote, drawn at random, with the layout's class:
       "BLOCK CLASS" lines
   attrib_check.py debugfs IMAGE SAMPLE
-  attrib_check.py xfsdb IMAGE SAMPLE
+  attrib_check.py xfsdb IMAGE SAMPLE BLOCKSIZE
       each sampled block classified by the filesystem's own tool; every
       disagreement printed, exit 1 when there is one
+  attrib_check.py writes STRACE IMAGE
+      the pwrite64 calls strace -f -y saw on IMAGE, as "OFFSET LENGTH"
+      lines: the kernel's, every process's but the first (ubcreplay,
+      which made the copy before the kernel's child)
+  attrib_check.py wsample WRITES LAYOUT BLOCKSIZE N SEED
+      as sample, from such lines
+  attrib_check.py agree SAMPLE MAP BLOCKSIZE
+      each sampled block has the class another decoder's MAP gives it
+      ("OFFSET LENGTH CLASS" lines; what they leave out is unknown)
 """
 import bisect
 import json
+import os
 import random
 import re
 import subprocess
@@ -157,15 +167,27 @@ def cmd_replay(result, trace, layout):
     print("%d phases: the trace split by the layout gives the result" % n)
 
 
-def cmd_sample(trace, layout, bs, n, seed):
-    lay = Layout(layout)
-    blocks = set()
+def written(trace):
+    """The writes of the runs' phases but the removal."""
     for label, xs in trace_phases(trace).items():
         if not label.startswith("run ") or label.endswith(" remove"):
             continue
         for k, off, length in xs:
             if k == "write":
-                blocks.update(range(off // bs, (off + length - 1) // bs + 1))
+                yield off, length
+
+
+def read_writes(path):
+    for line in open(path):
+        off, length = line.split()
+        yield int(off), int(length)
+
+
+def cmd_sample(writes, layout, bs, n, seed):
+    lay = Layout(layout)
+    blocks = set()
+    for off, length in writes:
+        blocks.update(range(off // bs, (off + length - 1) // bs + 1))
     blocks = sorted(blocks)
     rng = random.Random(seed)
     pick = sorted(rng.sample(blocks, min(n, len(blocks))))
@@ -173,6 +195,45 @@ def cmd_sample(trace, layout, bs, n, seed):
                                                   seed))
     for b in pick:
         print(b, lay.at(b * bs))
+
+
+def cmd_writes(strace, image):
+    """PID pwrite64(FD</path>, "..."..., LEN, OFF) = DONE, on image."""
+    pat = re.compile(
+        r'^(\d+) +pwrite64\(\d+<([^>]*)>, .*, (\d+), (\d+)\) = (\d+)')
+    image = os.path.realpath(image)
+    first = None
+    for line in open(strace):
+        m = pat.search(line)
+        if first is None and line.split()[:1]:
+            first = line.split()[0]
+        if (m and m.group(1) != first and m.group(2) == image and
+                int(m.group(5)) > 0):
+            print(m.group(4), m.group(5))
+
+
+def cmd_agree(sample, mapfile, bs):
+    other = []
+    for line in open(mapfile):
+        w = line.split()
+        if len(w) == 3 and w[0].isdigit() and w[1].isdigit():
+            other.append((int(w[0]), int(w[1]), w[2]))
+    other.sort()
+    starts = [e[0] for e in other]
+    picks = read_sample(sample)
+    bad = 0
+    for b, cls in picks:
+        i = bisect.bisect_right(starts, b * bs) - 1
+        want = "unknown"
+        if i >= 0 and other[i][0] + other[i][1] > b * bs:
+            want = other[i][2]
+        if cls != want:
+            print("block %d: attribution says %s, the other decoder %s" %
+                  (b, cls, want))
+            bad += 1
+    print("%d blocks: %d agree with %s" % (len(picks), len(picks) - bad,
+                                          mapfile))
+    sys.exit(1 if bad else 0)
 
 
 def read_sample(path):
@@ -312,7 +373,14 @@ def main():
     elif a[:1] == ["replay"]:
         cmd_replay(a[1], a[2], a[3])
     elif a[:1] == ["sample"]:
-        cmd_sample(a[1], a[2], int(a[3]), int(a[4]), int(a[5]))
+        cmd_sample(written(a[1]), a[2], int(a[3]), int(a[4]), int(a[5]))
+    elif a[:1] == ["wsample"]:
+        cmd_sample(read_writes(a[1]), a[2], int(a[3]), int(a[4]),
+                   int(a[5]))
+    elif a[:1] == ["writes"]:
+        cmd_writes(a[1], a[2])
+    elif a[:1] == ["agree"]:
+        cmd_agree(a[1], a[2], int(a[3]))
     elif a[:1] == ["debugfs"]:
         cmd_debugfs(a[1], a[2])
     elif a[:1] == ["xfsdb"]:

@@ -5,9 +5,10 @@
 # /usr/share/doc, never used while attribution was built): the classes add
 # up to the exact view per phase; the run's trace split by the layout that
 # `ubcreplay layout` reads gives the result's classes exactly; and 1,000
-# written blocks drawn at random have the class that debugfs (ext2, ext4)
-# or xfs_db (xfs) gives them, every one. Then the filesystems and probes
-# that cannot say, saying why, and a gate on a class.
+# written blocks drawn at random have the class that debugfs (ext2, ext4),
+# xfs_db (xfs) or a second FFS decoder written for the tests (NetBSD's FFS)
+# gives them, every one. Then the filesystems and probes that cannot say,
+# saying why, and a gate on a class.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -115,6 +116,47 @@ xfs_cleanup()
 	cleanup_loops
 }
 
+atf_test_case ffs cleanup
+ffs_head()
+{
+	atf_set descr "NetBSD's FFS with its log: classes add up, and 1,000 fragments its kernel wrote (strace's pwrite64 calls) have the class a second decoder (tests/ffs_blocks.py) gives them"
+	atf_set timeout 600
+}
+ffs_body()
+{
+	require_rump
+	require_prog strace
+	require_prog python3
+	held_out
+	mkffs ffs.img 768m 20000
+	mkdir tmp
+	# Each run's kernel writes a copy of the image, kept with --keep.
+	atf_check -s exit:0 -o ignore -e ignore env TMPDIR="$PWD/tmp" \
+	    strace -f -y -e trace=pwrite64 -o st.txt "$ubc" --rump "$rump" \
+	    -q -O log --keep -n 1 -o run.json held.tar.gz ffs:ffs.img
+	set -- tmp/ubcreplay-ffs.*.1.img
+	[ -f "$1" ] || atf_fail "--keep kept no copy of run 1's image in tmp/"
+	atf_check -s exit:0 -o match:"add up" python3 "$check" sums run.json
+	atf_check -s exit:0 -o save:layout.txt "$ubc" layout "ffs:$1"
+	atf_check -s exit:0 -o save:writes.txt python3 "$check" writes st.txt "$1"
+	seed=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+	echo "sampling with seed $seed"
+	atf_check -s exit:0 -o save:sample.txt \
+	    python3 "$check" wsample writes.txt layout.txt 2048 1000 "$seed"
+	grep -q "^# 1000 of" sample.txt || atf_fail "fewer than 1000 fragments written: $(head -1 sample.txt)"
+	atf_check -s exit:0 -o save:second.txt python3 "$top/tests/ffs_blocks.py" "$1"
+	atf_check -s exit:0 -o match:"1000 agree" \
+	    python3 "$check" agree sample.txt second.txt 2048
+	for c in data inode journal; do
+		[ "$(written run.json "$c" ops)" -gt 0 ] ||
+		    atf_fail "no $c writes told"
+	done
+}
+ffs_cleanup()
+{
+	rm -rf tmp
+}
+
 atf_test_case xfs_no_rmap cleanup
 xfs_no_rmap_head()
 {
@@ -215,6 +257,7 @@ atf_init_test_cases()
 	atf_add_test_case ext4
 	atf_add_test_case ext2
 	atf_add_test_case xfs
+	atf_add_test_case ffs
 	atf_add_test_case xfs_no_rmap
 	atf_add_test_case btrfs
 	atf_add_test_case probes

@@ -11,6 +11,31 @@ top=$(cd "$(atf_get_srcdir)/../.." && pwd)
 ubc=$top/ubcreplay
 small=$top/build/fixtures/small.tar.gz
 
+# NetBSD's FFS in rump kernels (make rump), and the bundle it is built from.
+rump=${UBCREPLAY_RUMP:-/var/cache/ubcreplay/rump/bundle/rump}
+bundle=${UBC_NETBSD_BUNDLE:-$top/../shared/netbsd}
+
+# The libraries, or a skip where the bundle they are built from is absent;
+# with the bundle there, their absence is a failure of `make rump`.
+require_rump()
+{
+	[ -f "$rump/lib/librumpfs_ffs.so" ] && return 0
+	[ -f "$bundle/SHA256SUMS" ] ||
+	    atf_skip "no NetBSD bundle at $bundle: no rump kernel can be built"
+	atf_fail "no rump kernel in $rump though the bundle is at $bundle: did make rump fail?"
+}
+
+# mkffs NAME SIZE [INODES]: an FFSv2 image as newfs makes one for the
+# seeds' era: 16 KiB blocks, 2 KiB fragments (makefs sizes the inode
+# table to the files it copies: none here, so it is told).
+mkffs()
+{
+	require_prog makefs
+	mkdir -p empty
+	makefs -t ffs -o version=2,bsize=16384,fsize=2048 -f "${3:-4000}" \
+	    -s "$2" "$1" empty >/dev/null || atf_fail "makefs failed"
+}
+
 # Skips the test, with the reason, unless we are root.
 require_root()
 {

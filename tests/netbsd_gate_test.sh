@@ -9,8 +9,6 @@
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
-rump=${UBCREPLAY_RUMP:-/var/cache/ubcreplay/rump/bundle/rump}
-bundle=${UBC_NETBSD_BUNDLE:-$top/../shared/netbsd}
 gate=write.mean_bytes:-10%
 
 commit_all()

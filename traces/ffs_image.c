@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -908,5 +909,22 @@ out:
 	free(f.iblk);
 	for (int i = 0; i < UFS_NIADDR; i++)
 		free(f.level[i]);
+	return r;
+}
+
+int
+ffs_image_layout_path(
+    const char *path, struct layout *l, char *err, size_t errlen)
+{
+	int fd, r;
+
+	layout_init(l, "FFS image");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cannot open image '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	r = ffs_image_layout(fd, l, err, errlen);
+	close(fd);
 	return r;
 }

@@ -39,4 +39,8 @@
  */
 int ffs_image_layout(int fd, struct layout *l, char *err, size_t errlen);
 
+/* The same from the image's path: l is layout_init'd here. */
+int ffs_image_layout_path(
+    const char *path, struct layout *l, char *err, size_t errlen);
+
 #endif
