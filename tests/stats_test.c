@@ -873,9 +873,9 @@ ATF_TC_BODY(change_paired_alike, tc)
 		b[i] = a[i] * 0.9;
 	for (size_t c = 0; c < sizeof(want) / sizeof(want[0]); c++) {
 		for (int same = 0; same < 2; same++) {
-			ATF_REQUIRE_EQ(stats_change_paired(a, same ? a : b,
-			                   want[c].n, want[c].level, &pc, err,
-			                   sizeof(err)),
+			ATF_REQUIRE_EQ(
+			    stats_change_paired(a, same ? a : b, want[c].n,
+			        want[c].level, &pc, err, sizeof(err)),
 			    0);
 			ATF_CHECK_MSG(pc.bounded == want[c].bounded,
 			    "%zu pairs %s at %g: bounded %d, want %d",
@@ -883,8 +883,8 @@ ATF_TC_BODY(change_paired_alike, tc)
 			    want[c].level, pc.bounded, want[c].bounded);
 			/* The change itself, but for rounding. */
 			if (pc.bounded)
-				ATF_CHECK(fabs(pc.lo - (same ? 1 : 0.9)) <
-				        1e-12 &&
+				ATF_CHECK(
+				    fabs(pc.lo - (same ? 1 : 0.9)) < 1e-12 &&
 				    fabs(pc.hi - (same ? 1 : 0.9)) < 1e-12);
 		}
 		ATF_CHECK_EQ(stats_fewest(want[c].level, 1) <= want[c].n,
