@@ -552,6 +552,49 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 }
 
 /*
+ * How vm judged the runs, from the "vm" object's "judged": a record that
+ * is there but not one this reader understands is refused, since judging
+ * at another level than vm's would give another verdict.
+ */
+static int
+read_judged(struct cmp_result *r, json_t *vm, const char *name, char *err,
+    size_t errlen)
+{
+	json_t *j = json_object_get(vm, "judged"), *looks, *look;
+	const char *rule = str_at(j, "rule");
+	double level = 0;
+	size_t i;
+
+	if (j == NULL)
+		return 0;
+	looks = json_object_get(j, "looks");
+	if (!json_is_object(j) || !num_at(j, "level", &level) ||
+	    !(level >= 0.5 && level < 1) ||
+	    (strcmp(rule, "interval") != 0 &&
+	        strcmp(rule, "significance") != 0) ||
+	    !json_is_array(looks) || json_array_size(looks) == 0 ||
+	    json_array_size(looks) > CMP_MAX_LOOKS)
+		goto bad;
+	json_array_foreach (looks, i, look) {
+		if (!json_is_integer(look) || json_integer_value(look) < 1 ||
+		    json_integer_value(look) > 1000000)
+			goto bad;
+		r->judged.look[i] = (unsigned)json_integer_value(look);
+	}
+	r->judged.nlook = json_array_size(looks);
+	r->judged.level = level;
+	snprintf(r->judged.rule, sizeof(r->judged.rule), "%s", rule);
+	return 0;
+bad:
+	snprintf(err, errlen,
+	    "'%s' says how it was judged (\"vm\" \"judged\") in a way this "
+	    "ubcreplay does not read: a level between 0.5 and 1, a rule "
+	    "(interval or significance) and 1 to %d looks",
+	    name, CMP_MAX_LOOKS);
+	return -1;
+}
+
+/*
  * The guest a result was measured in, from its "vm" object: absent on the
  * host. An accelerator this reader does not know is refused, since whether
  * the times may be compared depends on it. Its machine is "qemu" when it
@@ -602,6 +645,8 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	else
 		shift = -1;
 	num_at(vm, "calibration_ns", &r->calibration_ns);
+	if (read_judged(r, vm, name, err, errlen) == -1)
+		return -1;
 	r->machine.uml = uml;
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;

@@ -113,6 +113,22 @@ void cmp_machine_tag(const struct cmp_machine *m, const char *accel,
 /* The knobs named by dims, in words, joined by ", ": "vCPUs, clock". */
 void cmp_machine_names(unsigned dims, char *buf, size_t len);
 
+/*
+ * How a result's runs were judged, when they were: `ubcreplay vm` with
+ * --fail-if records it in the result's "vm" object ("judged",
+ * docs/json.md), so that compare judges them alike. The rule by name
+ * ("interval", "significance"), the level each interval took, and the
+ * looks that spent the error budget between them, in runs a cell (one
+ * look for a fixed -n). level 0: not judged.
+ */
+#define CMP_MAX_LOOKS 32
+struct cmp_judged {
+	double level;
+	char rule[16];
+	size_t nlook;
+	unsigned look[CMP_MAX_LOOKS];
+};
+
 /* One result, reduced. */
 struct cmp_result {
 	char *path;
@@ -131,6 +147,7 @@ struct cmp_result {
 	uint64_t parallel_guests;   /* guests running at once; 1 on the host */
 	struct cmp_machine machine; /* a guest's; all 0 on the host */
 	double calibration_ns;      /* the guest's CPU loop, 0: unknown */
+	struct cmp_judged judged;   /* how vm judged it; level 0: not */
 	size_t runs;                /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t boots; /* the guest boots they ran in ("boots"), else 1 */

@@ -227,6 +227,41 @@ gate_status(const struct gate_verdict *v, size_t n)
 	return status;
 }
 
+json_t *
+gate_judged_json(
+    enum gate_rule rule, double level, const int *look, size_t nlook)
+{
+	json_t *looks = json_array();
+
+	for (size_t i = 0; looks != NULL && i < nlook; i++)
+		if (json_array_append_new(looks, json_integer(look[i])) == -1) {
+			json_decref(looks);
+			return NULL;
+		}
+	if (looks == NULL)
+		return NULL;
+	return json_pack("{s:s, s:f, s:o}", "rule", gate_rule_name(rule),
+	    "level", level, "looks", looks);
+}
+
+const struct cmp_judged *
+gate_judged_find(struct cmp_result *const *r, size_t n)
+{
+	const struct cmp_judged *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_judged *j = &r[i]->judged;
+
+		if (j->level == 0)
+			continue;
+		if (best == NULL || j->level > best->level ||
+		    (j->level == best->level &&
+		        strcmp(j->rule, "interval") == 0))
+			best = j;
+	}
+	return best;
+}
+
 int
 gate_worse(int a, int b)
 {

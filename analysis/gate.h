@@ -121,6 +121,24 @@ int cmp_json_write(const struct cmp *c, const struct gate_verdict *v, size_t nv,
     int rule, const char *path, char *err, size_t errlen);
 
 /*
+ * The record of how a run of `ubcreplay vm` judged its results, for their
+ * "vm" object's "judged" (docs/json.md): the rule, the level of every
+ * interval, and the looks (runs a cell at each; one for a fixed -n). NULL
+ * when memory runs out.
+ */
+json_t *gate_judged_json(
+    enum gate_rule rule, double level, const int *look, size_t nlook);
+
+/*
+ * The strictest of the records of how results r[0 .. n-1] were judged
+ * (the highest level; at the same level, the interval rule's), or NULL
+ * when none was judged. Judging the results together at that level keeps
+ * every look's error budget.
+ */
+const struct cmp_judged *gate_judged_find(
+    struct cmp_result *const *r, size_t n);
+
+/*
  * The worse of two exit statuses of gates: a usage or input error (2),
  * FAIL (1), UNDECIDED (3), PASS (0), in that order.
  */

@@ -57,15 +57,18 @@ struct stats_mw {
 };
 
 /*
- * The largest samples for which the exact distribution of U is used (when
- * there are no ties); beyond, and with ties, the normal approximation with
- * the tie correction and a continuity correction of one half.
+ * The largest samples for which the exact distribution of U is used:
+ * without ties that of U, with ties the exact permutation distribution of
+ * the midranks (every way of dealing the values to a and b alike); beyond,
+ * the normal approximation with the tie correction and a continuity
+ * correction of one half.
  */
 #define STATS_MW_EXACT_MAX 20
 
 /*
- * The two-sided Mann-Whitney U test of a against b. With no spread at all
- * (every value equal) p is 1. na and nb must be at least 1.
+ * The two-sided Mann-Whitney U test of a against b: twice the smaller
+ * tail, the observed U in each. With no spread at all (every value equal)
+ * p is 1. na and nb must be at least 1.
  */
 void stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
     struct stats_mw *out);
@@ -77,6 +80,14 @@ void stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
  * rather than "no significant change" when this is above the level asked.
  */
 double stats_mw_pmin(size_t na, size_t nb);
+
+/*
+ * The fewest runs a side (pairs, when paired) that bound an interval at
+ * level, whatever their values: those whose smallest p (stats_mw_pmin,
+ * stats_sr_pmin) is within 1 - level. Runs: 4 at 95%, 5 at 99%; pairs: 6
+ * at 95%, 8 at 99%.
+ */
+size_t stats_fewest(double level, int paired);
 
 /*
  * A change between two sets of runs, b against a, as a ratio (1: none): the
@@ -124,8 +135,9 @@ size_t stats_change_runs(const double *a, size_t na, const double *b, size_t nb,
  * signed-rank test of the differences log b[i] - log a[i] (or b[i] - a[i]
  * over a's median, as stats_change does where a value is not positive):
  * pairs that do not differ are dropped, ranks of equal differences
- * averaged. Exact without ties up to STATS_SR_EXACT_MAX pairs, else the
- * normal approximation with the tie and continuity corrections. u is the
+ * averaged. Exact up to STATS_SR_EXACT_MAX pairs (with ties, over every
+ * choice of signs of the midranks), else the normal approximation with the
+ * tie and continuity corrections. u is the
  * sum of the ranks of the positive differences; with no pair differing,
  * p is 1.
  */
@@ -147,12 +159,10 @@ double stats_sr_pmin(size_t n);
  * of them), with the interval that inverts the signed-rank test. It covers
  * the true shift with at least the level asked when the differences are
  * symmetric about it, whatever their shape. Pairs that all differ by the
- * same amount, STATS_PAIRS_SAME of them or more, give that amount as the
- * interval whatever the level (as 4 runs a side of repeating values do
- * for stats_change): a deterministic machine's answer. Returns -1 only
- * when memory runs out.
+ * same amount get that amount as their interval once they are enough to
+ * bound one at level (stats_fewest), as repeating runs do, and not before.
+ * Returns -1 only when memory runs out.
  */
-#define STATS_PAIRS_SAME 4
 int stats_change_paired(const double *a, const double *b, size_t n,
     double level, struct stats_change *out, char *err, size_t errlen);
 

@@ -49,6 +49,7 @@ compare_usage(FILE *f)
 struct compare_opts {
 	int all;
 	double alpha;
+	int alpha_given, rule_given;
 	const char *baseline;
 	const char *svg;
 	const char *json;
@@ -81,6 +82,7 @@ parse(int argc, char **argv, struct compare_opts *o)
 				    optarg);
 				return -1;
 			}
+			o->alpha_given = 1;
 			break;
 		case 'b':
 			o->baseline = optarg;
@@ -93,6 +95,7 @@ parse(int argc, char **argv, struct compare_opts *o)
 		case 'g':
 			if (cmd_gate_rule(optarg, &o->rule) == -1)
 				return -1;
+			o->rule_given = 1;
 			break;
 		case 'j':
 			o->json = optarg;
@@ -110,11 +113,65 @@ parse(int argc, char **argv, struct compare_opts *o)
 	return 0;
 }
 
+/*
+ * Results that `ubcreplay vm` judged are judged as it did: at the level of
+ * its looks (the strictest, when they differ) and by its rule, unless
+ * --alpha or --gate-rule say otherwise; an --alpha looser than that level
+ * is refused, since it would spend the looks' error budget again. *j gets
+ * the record followed, NULL when none is or --alpha overrides it.
+ */
+static int
+judged_as(struct cmp_result *const *res, size_t n, struct compare_opts *o,
+    struct cmp_opts *copts, const struct cmp_judged **j)
+{
+	const struct cmp_judged *rec = gate_judged_find(res, n);
+	enum gate_rule rule;
+
+	*j = NULL;
+	if (rec == NULL)
+		return 0;
+	if (o->alpha_given) {
+		if (1 - o->alpha < rec->level - 1e-9) {
+			warnx("--alpha %g judges at %g%%, but ubcreplay vm "
+			      "judged these runs at %g%% over %zu look%s: a "
+			      "looser level would spend their error budget "
+			      "again; give --alpha %g or less, or none",
+			    o->alpha, (1 - o->alpha) * 100, rec->level * 100,
+			    rec->nlook, rec->nlook == 1 ? "" : "s",
+			    1 - rec->level);
+			return -1;
+		}
+		return 0;
+	}
+	copts->level = rec->level;
+	if (!o->rule_given && gate_rule_parse(rec->rule, &rule) == 0)
+		o->rule = (int)rule;
+	*j = rec;
+	return 0;
+}
+
+/* What judged_as followed, above the gates. */
+static void
+print_judged(const struct cmp_judged *j, int rule)
+{
+	printf("Judged as ubcreplay vm judged these runs:");
+	if (j->nlook > 1) {
+		printf(" looks at");
+		for (size_t i = 0; i < j->nlook; i++)
+			printf("%s %u", i > 0 ? "," : "", j->look[i]);
+		printf(" runs a cell, each at %g%% (0.05 spread over the %zu),",
+		    j->level * 100, j->nlook);
+	} else
+		printf(" at %g%%,", j->level * 100);
+	printf(" by the %s rule.\n\n", gate_rule_name((enum gate_rule)rule));
+}
+
 int
 cmd_compare(int argc, char **argv)
 {
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_result *res[MAX_RESULTS];
+	const struct cmp_judged *judged;
 	struct gate_verdict *v;
 	struct compare_opts o;
 	char errbuf[2048];
@@ -155,6 +212,11 @@ cmd_compare(int argc, char **argv)
 	}
 	copts.alpha = o.alpha;
 	copts.level = 1 - o.alpha;
+	if (judged_as(res, n, &o, &copts, &judged) == -1) {
+		while (n > 0)
+			cmp_result_free(res[--n]);
+		return EXIT_USAGE;
+	}
 	if ((c = cmp_new(res, n, &copts, errbuf, sizeof(errbuf))) == NULL) {
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
@@ -176,6 +238,9 @@ cmd_compare(int argc, char **argv)
 	}
 
 	cmp_report_text(c, stdout, o.all, cmd_page_width());
+	if (judged != NULL &&
+	    (judged->nlook > 1 || o.rule != GATE_RULE_INTERVAL))
+		print_judged(judged, o.rule);
 	cmd_print_gates(c, o.rule, v, (size_t)nv);
 	status = gate_status(v, (size_t)nv);
 	free(v);

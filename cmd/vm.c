@@ -188,7 +188,8 @@ parse_runs(const char *arg, struct vm_opts *o)
 	char *end;
 	int lo, hi, least;
 
-	if (strcmp(arg, "auto") == 0)
+	o->runs_auto = strcmp(arg, "auto") == 0;
+	if (o->runs_auto)
 		arg = "5..20", dots = arg + 1;
 	if (dots == NULL) {
 		o->runs_max = 0;
@@ -210,16 +211,56 @@ parse_runs(const char *arg, struct vm_opts *o)
 	o->runs = lo;
 	o->runs_max = hi;
 	vmrun_plan_looks(o);
-	/* MIN a side must bound an interval at the level each look takes. */
-	for (least = lo;
-	     stats_mw_pmin((size_t)least, (size_t)least) > 1 - o->level;
-	     least++)
-		;
-	if (least > lo) {
+	/*
+	 * MIN a side must bound an interval at the level each look takes,
+	 * by the rank-sum test; pairs_ok checks it again for pairs.
+	 */
+	if ((least = (int)stats_fewest(o->level, 0)) > lo) {
 		warnx("-n '%s': %d runs a side bound no interval at the %.2f%% "
 		      "that each of its %d looks takes: MIN must be %d or more",
 		    arg, lo, o->level * 100, o->nlook, least);
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -n MIN..MAX once the kernels are known: on a seeded machine (UML) the
+ * runs are judged as pairs, by the signed-rank test, which needs more of
+ * them than the rank-sum test parse_runs checked MIN with (8 pairs at
+ * 99%, where 5 runs a side do). auto then starts at the fewest pairs its
+ * looks need; a MIN given is refused when too few.
+ */
+static int
+pairs_ok(struct vm_opts *o, const struct vmrun *r)
+{
+	size_t least;
+
+	for (size_t i = 0; i < o->nkernel; i++)
+		if (r->k[i].machine != VM_MACHINE_UML)
+			return 0;
+	while ((least = stats_fewest(o->level, 1)) > (size_t)o->runs) {
+		if (!o->runs_auto) {
+			warnx(
+			    "-n '%d..%d': the runs pair up by seed on UML, "
+			    "and %d pairs bound no interval at the %.2f%% "
+			    "that each of its %d looks takes (the signed-rank "
+			    "test): MIN must be %zu or more",
+			    o->runs, o->runs_max, o->runs, o->level * 100,
+			    o->nlook, least);
+			return -1;
+		}
+		o->runs = (int)least;
+		vmrun_plan_looks(o);
+	}
+	if (o->runs_auto && o->runs > 5) {
+		fprintf(stderr,
+		    "ubcreplay vm: -n auto: the runs pair up by seed on UML; "
+		    "the signed-rank test needs %d pairs at %g%%: looks at",
+		    o->runs, o->level * 100);
+		for (int j = 0; j < o->nlook; j++)
+			fprintf(stderr, "%s %d", j > 0 ? "," : "", o->look[j]);
+		fprintf(stderr, "\n");
 	}
 	return 0;
 }
@@ -236,7 +277,10 @@ sequential_ok(const struct vm_opts *o)
 	    : o->archive == NULL
 	    ? "the main job: a job after -- has its own runs"
 	    : o->nmachine > 1 ? "one machine: run each machine apart"
-	                      : NULL;
+	    : o->rule == GATE_RULE_SIGNIFICANCE
+	    ? "the interval rule: --gate-rule significance never says "
+	      "undecided, so its first look would end it"
+	    : NULL;
 
 	if (why == NULL)
 		return 0;
@@ -563,7 +607,8 @@ cmd_vm(int argc, char **argv)
 	r.o = &o;
 	if (o.merge != NULL && o.nkernel == 0)
 		return vmrun_merge(&r);
-	if (vmrun_open(&r) == -1) {
+	if (vmrun_open(&r) == -1 ||
+	    (o.runs_max > 0 && pairs_ok(&o, &r) == -1)) {
 		rc = EXIT_USAGE;
 		goto out;
 	}

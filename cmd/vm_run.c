@@ -567,6 +567,20 @@ vmrun_write(struct vmrun *r)
 			    dir, kname, vmrun_fsname(c), i + 1);
 		json_object_set_new(json_object_get(r->doc[i], "vm"), "plan",
 		    vm_plan_stamp(&r->plan, i));
+		/*
+		 * How this run judged it, so that compare judges it alike; a
+		 * plan's cells are judged by --merge, at its level.
+		 */
+		if (r->o->ngate > 0 && r->o->ncell == 0 &&
+		    json_object_set_new(json_object_get(r->doc[i], "vm"),
+		        "judged",
+		        gate_judged_json(r->o->rule, r->o->level,
+		            r->o->runs_max > 0 ? r->o->look : &r->o->runs,
+		            r->o->runs_max > 0 ? (size_t)r->o->nlook : 1)) ==
+		        -1) {
+			warnx("out of memory");
+			return -1;
+		}
 		if (result_write(
 		        r->doc[i], r->names[i], errbuf, sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);

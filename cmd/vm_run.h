@@ -85,6 +85,7 @@ struct vm_opts {
 	 * 0 for a fixed -n. The gates' intervals are then at level.
 	 */
 	int runs_max, nlook, look[MAX_LOOKS];
+	int runs_auto; /* -n auto: MIN the fewest the runs' test needs */
 	double level;
 	char *runs_arg; /* the job's -n, which each look sets */
 	int64_t timeout_ns, boot_timeout_ns;

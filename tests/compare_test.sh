@@ -638,6 +638,85 @@ gate_same()
 	echo "$want"
 }
 
+# judged IN OUT RULE LEVEL LOOKS...: IN with the record `ubcreplay vm`
+# writes of how it judged the runs ("vm" "judged"), added to OUT.
+judged()
+{
+	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "cannot write $2"
+import json, sys
+src, dst, rule, level = sys.argv[1:5]
+d = json.load(open(src))
+d["vm"]["judged"] = {"rule": rule, "level": float(level),
+                     "looks": [int(x) for x in sys.argv[5:]]}
+json.dump(d, open(dst, "w"))
+EOF
+}
+
+atf_test_case vm_judged
+vm_judged_head()
+{
+	atf_set descr "results vm judged at 99% over its 5 looks are judged by compare at 99%, and it says so: on real runs whose change (write.mean_bytes, sync against default) FAILs a gate at 95% and is UNDECIDED at 99%, both intervals recomputed by Python from the runs; a looser --alpha is refused, a stricter one taken; the strictest record wins; vm's rule is followed; a record this reader does not know is refused"
+}
+vm_judged_body()
+{
+	withvm "$fx/host_default.json" def.json tcg
+	withvm "$fx/host_sync.json" sync.json tcg
+	# The 95% and 99% intervals by their definition (every pairwise ratio,
+	# the rank-sum distribution enumerated), and a limit between their
+	# upper ends: the runs show a fall beyond it at 95%, not at 99%.
+	/usr/bin/python3 "$top/tests/hl_interval.py" def.json sync.json 0.95 0.99 >iv ||
+	    atf_fail "Python cannot read the runs"
+	/usr/bin/python3 - iv >limits <<'EOF' || atf_fail "no limit between the intervals: $(cat iv)"
+import sys
+(lo95, hi95), (lo99, hi99) = [map(float, l.split()) for l in open(sys.argv[1])]
+limit = -(hi95 + hi99) / 2
+assert hi95 < -limit < hi99, (hi95, hi99)
+print("%.2f [%+.1f, %+.1f] [%+.1f, %+.1f]" % (limit, lo95, hi95, lo99, hi99))
+EOF
+	read -r limit i95a i95b i99a i99b <limits
+	gate=write.mean_bytes:-$limit%
+	# Not judged: compare's own 95%, a FAIL.
+	atf_check -s exit:1 -o save:out95 -e ignore "$ubc" compare \
+	    --fail-if "$gate" def.json sync.json
+	grep -qF -- "FAIL $gate: write.mean_bytes -89.0% $i95a $i95b in sync.json" out95 ||
+	    atf_fail "not a FAIL at 95% $i95a $i95b: $(grep -A1 '^Gates' out95)"
+	# Judged by vm -n auto: 99% over 5 looks, UNDECIDED, and said.
+	judged def.json jdef.json interval 0.99 5 8 12 18 20
+	judged sync.json jsync.json interval 0.99 5 8 12 18 20
+	atf_check -s exit:3 -o save:out99 -e ignore "$ubc" compare --json c.json \
+	    --fail-if "$gate" jdef.json jsync.json
+	grep -qF -- "UNDECIDED $gate: write.mean_bytes -89.0% $i99a $i99b in jsync.json" out99 ||
+	    atf_fail "not UNDECIDED at 99% $i99a $i99b: $(grep -A1 '^Gates' out99)"
+	grep -qF "Judged as ubcreplay vm judged these runs: looks at 5, 8, 12, 18, 20 runs a cell, each at 99% (0.05 spread over the 5), by the interval rule." out99 ||
+	    atf_fail "compare does not say how it judged: $(cat out99)"
+	grep -qF "Gates (--fail-if: the change's 99% interval" out99 ||
+	    atf_fail "the gates are not at 99%"
+	[ "$(/usr/bin/python3 -c 'import json; print(json.load(open("c.json"))["level"])')" = 0.99 ] ||
+	    atf_fail "the JSON's level is not 0.99"
+	# --alpha: looser refused (it would spend the budget again),
+	# stricter taken.
+	atf_check -s exit:2 -o empty -e match:"--alpha 0.05 judges at 95%, but ubcreplay vm judged these runs at 99% over 5 looks" \
+	    "$ubc" compare --alpha 0.05 --fail-if "$gate" jdef.json jsync.json
+	atf_check -s exit:3 -o match:"99% interval" -e ignore "$ubc" compare \
+	    --alpha 0.01 --fail-if "$gate" jdef.json jsync.json
+	# Records that differ: the strictest.
+	judged def.json j975.json interval 0.975 5 7
+	atf_check -s exit:3 -o match:"each at 99% \\(0.05 spread over the 5\\)" \
+	    -e ignore "$ubc" compare --fail-if "$gate" j975.json jsync.json
+	# A fixed -n judged by the old rule: compare judges by it too.
+	judged def.json sdef.json significance 0.95 5
+	judged sync.json ssync.json significance 0.95 5
+	atf_check -s exit:1 -o save:outs -e ignore "$ubc" compare \
+	    --fail-if "$gate" sdef.json ssync.json
+	grep -qF "Judged as ubcreplay vm judged these runs: at 95%, by the significance rule." outs &&
+	    grep -qF "by the old rule" outs ||
+	    atf_fail "vm's rule not followed: $(cat outs)"
+	# A record this reader cannot read is refused.
+	judged def.json bad.json interval 1.5 5
+	atf_check -s exit:2 -o empty -e match:"says how it was judged" \
+	    "$ubc" compare --fail-if "$gate" bad.json jsync.json
+}
+
 atf_test_case vm_tcg
 vm_tcg_head()
 {
@@ -831,6 +910,7 @@ atf_init_test_cases()
 	atf_add_test_case report_svg
 	atf_add_test_case nfs
 	atf_add_test_case odd_values
+	atf_add_test_case vm_judged
 	atf_add_test_case vm_tcg
 	atf_add_test_case vm_kvm
 	atf_add_test_case vm_text

@@ -561,7 +561,7 @@ uml_builds=$cache/ktree-um
 atf_test_case uml_verdicts
 uml_verdicts_head()
 {
-	atf_set "descr" "the history as UML kernels, seeded and paired: base against the ext4 regression fails write.mean_bytes:-5% with the change itself as its interval, against the unrelated change passes with +0.0%"
+	atf_set "descr" "the history as UML kernels, seeded and paired (6 pairs, the fewest the signed-rank test bounds a 95% interval with): base against the ext4 regression fails write.mean_bytes:-5% with the change itself as its interval, against the unrelated change passes with +0.0%"
 	atf_set "timeout" "600"
 }
 uml_verdicts_body()
@@ -576,13 +576,13 @@ uml_verdicts_body()
 	done
 	[ -f "$small" ] || atf_fail "missing $small"
 	gate="--fail-if write.mean_bytes:-5%"
-	atf_check -s exit:1 -o save:reg -e ignore "$ubc" vm -n 4 $gate \
+	atf_check -s exit:1 -o save:reg -e ignore "$ubc" vm -n 6 $gate \
 	    -k "$uml_builds-base" -k "$uml_builds-regress" -o r "$small"
 	grep -Eq '^  FAIL write.mean_bytes:-5%: write.mean_bytes -[0-9.]+% \[(-[0-9.]+), \1\]' reg ||
 	    atf_fail "the regression is not a FAIL with a point interval: $(grep -A1 Gates reg | tr '\n' ' ')"
 	grep -q 'write.mean_bytes .*paired' reg ||
 	    atf_fail "the runs were not paired by seed"
-	atf_check -s exit:0 -o save:unrel -e ignore "$ubc" vm -n 4 $gate \
+	atf_check -s exit:0 -o save:unrel -e ignore "$ubc" vm -n 6 $gate \
 	    -k "$uml_builds-base" -k "$uml_builds-unrelated" -o u "$small"
 	grep -q '^  PASS write.mean_bytes:-5%: write.mean_bytes +0.0% \[+0.0, +0.0\]' unrel ||
 	    atf_fail "the unrelated change does not pass unchanged: $(grep -A1 Gates unrel | tr '\n' ' ')"

@@ -153,7 +153,31 @@ open_script(void)
 	    " + 0.5))\n"
 	    "    lo = g(w[k - 1]) if k else -math.inf\n"
 	    "    hi = g(w[m - k]) if k else math.inf\n"
-	    "    print(repr(g(est)), repr(lo), repr(hi))\n");
+	    "    print(repr(g(est)), repr(lo), repr(hi))\n"
+	    /*
+	     * Exact permutation p values from scipy's own permutation test
+	     * (every arrangement enumerated): the rank sum of a over every
+	     * way of dealing the values to a and b, and the signed-rank sum
+	     * of the pairs' log ratios (those that are 0 dropped) over every
+	     * choice of signs.
+	     */
+	    "def perm(data, stat, how):\n"
+	    "    return st.permutation_test(data, stat, vectorized=True,"
+	    " n_resamples=np.inf, permutation_type=how,"
+	    " alternative='two-sided').pvalue\n"
+	    "def perm_mw(a, b):\n"
+	    "    def stat(x, y, axis):\n"
+	    "        r = st.rankdata(np.concatenate([x, y], axis=-1), axis=-1)\n"
+	    "        return np.sum(r[..., :x.shape[-1]], axis=-1)\n"
+	    "    print(perm((np.array(a), np.array(b)), stat, 'independent'))\n"
+	    "def perm_sr(a, b):\n"
+	    "    la, lb = np.log(a), np.log(b)\n"
+	    "    z = int(np.sum(lb - la == 0))\n"
+	    "    def stat(x, y, axis):\n"
+	    "        d = y - x\n"
+	    "        r = st.rankdata(np.abs(d), axis=-1) - z\n"
+	    "        return np.sum(np.where(d > 0, r, 0), axis=-1)\n"
+	    "    print(perm((la, lb), stat, 'samples'))\n");
 	return f;
 }
 
@@ -236,8 +260,8 @@ ATF_TC_BODY(mannwhitney_exact, tc)
 ATF_TC_WITHOUT_HEAD(mannwhitney_normal);
 ATF_TC_BODY(mannwhitney_normal, tc)
 {
-	/* Ties force the normal approximation at any size. */
-	double ta[] = {3, 4, 4, 5, 6}, tb[] = {4, 5, 6, 6, 7, 8};
+	/* Past 20 a side, ties or not, the normal approximation. */
+	double ta[25], tb[22];
 	double la[30], lb[25], want[6];
 	struct stats_mw mw;
 	FILE *f;
@@ -247,9 +271,14 @@ ATF_TC_BODY(mannwhitney_normal, tc)
 		la[i] = uniform();
 	for (size_t i = 0; i < 25; i++)
 		lb[i] = uniform() + 0.2;
+	/* Counts that repeat, as write.ops does. */
+	for (size_t i = 0; i < 25; i++)
+		ta[i] = 570 + floor(6 * uniform());
+	for (size_t i = 0; i < 22; i++)
+		tb[i] = 572 + floor(6 * uniform());
 	f = open_script();
-	py_list(f, "a", ta, 5);
-	py_list(f, "b", tb, 6);
+	py_list(f, "a", ta, 25);
+	py_list(f, "b", tb, 22);
 	fprintf(f, "mw(a, b, 'asymptotic')\n");
 	py_list(f, "a", la, 30);
 	py_list(f, "b", lb, 25);
@@ -259,7 +288,7 @@ ATF_TC_BODY(mannwhitney_normal, tc)
 	fclose(f);
 	run_python(want, 6);
 
-	stats_mannwhitney(ta, 5, tb, 6, &mw);
+	stats_mannwhitney(ta, 25, tb, 22, &mw);
 	ATF_CHECK_EQ(mw.method, STATS_MW_NORMAL);
 	check_close(mw.u, want[0], 1e-12, "ties U");
 	check_close(mw.p, want[1], 1e-9, "ties p");
@@ -269,6 +298,55 @@ ATF_TC_BODY(mannwhitney_normal, tc)
 	check_close(mw.p, want[3], 1e-9, "large p");
 	stats_mannwhitney(la, 30, la, 30, &mw);
 	check_close(mw.p, want[5], 1e-9, "identical p");
+}
+
+/*
+ * Tied values up to 20 a side: the exact permutation p, as scipy's
+ * permutation_test counts it over every arrangement, never the normal
+ * approximation, which says more than any arrangement can: 3 equal runs
+ * against 3 others gave p 0.047 where no arrangement has less than 1
+ * chance in 10.
+ */
+ATF_TC_WITHOUT_HEAD(mannwhitney_ties);
+ATF_TC_BODY(mannwhitney_ties, tc)
+{
+	double a[4][10], b[4][10], want[4];
+	size_t na[4] = {3, 5, 8, 10}, nb[4] = {3, 6, 8, 9};
+	struct stats_mw mw;
+	FILE *f;
+
+	require_scipy();
+	for (size_t i = 0; i < 3; i++)
+		a[0][i] = 5, b[0][i] = 6;
+	memcpy(a[1], (double[]){3, 4, 4, 5, 6}, 5 * sizeof(double));
+	memcpy(b[1], (double[]){4, 5, 6, 6, 7, 8}, 6 * sizeof(double));
+	/* Counts that repeat, and a shift that makes p small. */
+	for (size_t c = 2; c < 4; c++) {
+		for (size_t i = 0; i < na[c]; i++)
+			a[c][i] = 570 + floor(4 * uniform());
+		for (size_t i = 0; i < nb[c]; i++)
+			b[c][i] = 572 + floor(4 * uniform());
+	}
+	f = open_script();
+	for (size_t c = 0; c < 4; c++) {
+		py_list(f, "a", a[c], na[c]);
+		py_list(f, "b", b[c], nb[c]);
+		fprintf(f, "perm_mw(a, b)\n");
+	}
+	fclose(f);
+	run_python(want, 4);
+	for (size_t c = 0; c < 4; c++) {
+		char what[64];
+
+		stats_mannwhitney(a[c], na[c], b[c], nb[c], &mw);
+		snprintf(what, sizeof(what), "ties %zu against %zu: p", na[c],
+		    nb[c]);
+		check_close(mw.p, want[c], 1e-9, what);
+		ATF_CHECK_EQ(mw.method, STATS_MW_EXACT);
+	}
+	/* The case that was wrong, by hand: 2 arrangements of 20. */
+	stats_mannwhitney(a[0], 3, b[0], 3, &mw);
+	check_close(mw.p, 0.1, 1e-12, "3 equal runs against 3");
 }
 
 ATF_TC_WITHOUT_HEAD(mannwhitney_pmin);
@@ -623,7 +701,7 @@ signedrank_against_python(
 ATF_TC_WITHOUT_HEAD(signedrank);
 ATF_TC_BODY(signedrank, tc)
 {
-	double a[60], b[60];
+	double a[72], b[72];
 	size_t sizes[] = {5, 8, 13, 30};
 
 	require_scipy();
@@ -634,12 +712,12 @@ ATF_TC_BODY(signedrank, tc)
 		}
 		signedrank_against_python(a, b, sizes[s], "exact");
 	}
-	/* Equal differences (ties) and a pair that does not differ. */
-	for (size_t i = 0; i < 12; i++) {
+	/* Past 50 pairs that differ, ties or not, the normal approximation. */
+	for (size_t i = 0; i < 72; i++) {
 		a[i] = 10;
 		b[i] = 10 + (double)(i % 4);
 	}
-	signedrank_against_python(a, b, 12, "approx");
+	signedrank_against_python(a, b, 72, "approx");
 	/* 60 pairs: past the exact limit. */
 	for (size_t i = 0; i < 60; i++) {
 		a[i] = 10 + 3 * uniform();
@@ -648,6 +726,48 @@ ATF_TC_BODY(signedrank, tc)
 	signedrank_against_python(a, b, 60, "approx");
 	ATF_CHECK_EQ(stats_sr_pmin(5), 0.0625);
 	ATF_CHECK(stats_sr_pmin(6) < 0.05);
+}
+
+/*
+ * Equal differences (ties), and pairs that do not differ, up to 50 pairs:
+ * the exact p over every choice of signs, as scipy's permutation_test
+ * counts it, never the normal approximation (4 pairs that all differ
+ * alike gave p 0.072, where every choice of signs has 1 chance in 16).
+ */
+ATF_TC_WITHOUT_HEAD(signedrank_ties);
+ATF_TC_BODY(signedrank_ties, tc)
+{
+	double a[3][12], b[3][12], want[3];
+	size_t n[3] = {4, 12, 9};
+	struct stats_mw sr;
+	FILE *f;
+
+	require_scipy();
+	for (size_t i = 0; i < 12; i++) {
+		a[0][i] = a[1][i] = 10;
+		b[0][i] = 11;
+		b[1][i] = 10 + (double)(i % 4);
+		a[2][i] = 20 + floor(3 * uniform());
+		b[2][i] = a[2][i] + floor(3 * uniform());
+	}
+	f = open_script();
+	for (size_t c = 0; c < 3; c++) {
+		py_list(f, "a", a[c], n[c]);
+		py_list(f, "b", b[c], n[c]);
+		fprintf(f, "perm_sr(a, b)\n");
+	}
+	fclose(f);
+	run_python(want, 3);
+	for (size_t c = 0; c < 3; c++) {
+		char what[64];
+
+		stats_signedrank(a[c], b[c], n[c], &sr);
+		snprintf(what, sizeof(what), "%zu pairs with ties: p", n[c]);
+		check_close(sr.p, want[c], 1e-9, what);
+		ATF_CHECK_EQ(sr.method, STATS_MW_EXACT);
+	}
+	stats_signedrank(a[0], b[0], 4, &sr);
+	check_close(sr.p, 0.125, 1e-12, "4 pairs alike");
 }
 
 static void
@@ -715,24 +835,65 @@ ATF_TC_BODY(change_paired_coverage, tc)
 	    "covered %u of %u", hold, count);
 	ATF_CHECK_MSG(wp < wu / 4, "mean log width paired %.4f, unpaired %.4f",
 	    wp / count, wu / count);
-	/*
-	 * Five pairs cannot bound 95%; but pairs that all differ alike are
-	 * their own interval from four on, as repeating runs are.
-	 */
+	/* Five pairs cannot bound 95%. */
 	ATF_REQUIRE_EQ(
 	    stats_change_paired(a, b, 5, 0.95, &pc, err, sizeof(err)), 0);
 	ATF_CHECK(!pc.bounded && isinf(pc.lo) && isinf(pc.hi));
-	ATF_REQUIRE_EQ(
-	    stats_change_paired(a, a, 4, 0.95, &pc, err, sizeof(err)), 0);
-	ATF_CHECK(pc.bounded && pc.lo == 1 && pc.hi == 1 && pc.est == 1);
-	for (size_t i = 0; i < 4; i++)
+}
+
+/*
+ * Pairs that all differ alike (a deterministic machine) have no shortcut:
+ * like any pairs they bound an interval at 95% from 6 on, at 99% from 8,
+ * and then it is the change itself. Four such pairs made a point interval
+ * at any level, where the signed-rank test cannot reject with fewer than
+ * 6 (95%) or 8 (99%).
+ */
+ATF_TC_WITHOUT_HEAD(change_paired_alike);
+ATF_TC_BODY(change_paired_alike, tc)
+{
+	double a[8], b[8];
+	struct stats_change pc;
+	char err[128];
+	const struct {
+		size_t n;
+		double level;
+		int bounded;
+	} want[] = {
+	    {4, 0.95, 0},
+	    {4, 0.99, 0},
+	    {5, 0.95, 0},
+	    {6, 0.95, 1},
+	    {6, 0.99, 0},
+	    {7, 0.99, 0},
+	    {8, 0.99, 1},
+	};
+
+	draw(a, 8, 1000, 0.2);
+	for (size_t i = 0; i < 8; i++)
 		b[i] = a[i] * 0.9;
-	ATF_REQUIRE_EQ(
-	    stats_change_paired(a, b, 4, 0.95, &pc, err, sizeof(err)), 0);
-	ATF_CHECK(pc.bounded && fabs(pc.lo - 0.9) < 1e-12 && pc.lo == pc.hi);
-	ATF_REQUIRE_EQ(
-	    stats_change_paired(a, b, 3, 0.95, &pc, err, sizeof(err)), 0);
-	ATF_CHECK(!pc.bounded);
+	for (size_t c = 0; c < sizeof(want) / sizeof(want[0]); c++) {
+		for (int same = 0; same < 2; same++) {
+			ATF_REQUIRE_EQ(
+			    stats_change_paired(a, same ? a : b, want[c].n,
+			        want[c].level, &pc, err, sizeof(err)),
+			    0);
+			ATF_CHECK_MSG(pc.bounded == want[c].bounded,
+			    "%zu pairs %s at %g: bounded %d, want %d",
+			    want[c].n, same ? "alike at 0" : "alike at -10%",
+			    want[c].level, pc.bounded, want[c].bounded);
+			/* The change itself, but for rounding. */
+			if (pc.bounded)
+				ATF_CHECK(
+				    fabs(pc.lo - (same ? 1 : 0.9)) < 1e-12 &&
+				    fabs(pc.hi - (same ? 1 : 0.9)) < 1e-12);
+		}
+		ATF_CHECK_EQ(stats_fewest(want[c].level, 1) <= want[c].n,
+		    want[c].bounded);
+	}
+	ATF_CHECK_EQ(stats_fewest(0.95, 0), 4);
+	ATF_CHECK_EQ(stats_fewest(0.99, 0), 5);
+	ATF_CHECK_EQ(stats_fewest(0.95, 1), 6);
+	ATF_CHECK_EQ(stats_fewest(0.99, 1), 8);
 }
 
 ATF_TC_WITHOUT_HEAD(change_paired_runs);
@@ -780,6 +941,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, median);
 	ATF_TP_ADD_TC(tp, mannwhitney_exact);
 	ATF_TP_ADD_TC(tp, mannwhitney_normal);
+	ATF_TP_ADD_TC(tp, mannwhitney_ties);
 	ATF_TP_ADD_TC(tp, mannwhitney_pmin);
 	ATF_TP_ADD_TC(tp, chi2_sf);
 	ATF_TP_ADD_TC(tp, chi2_hist);
@@ -790,7 +952,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, change_runs);
 	ATF_TP_ADD_TC(tp, signedrank);
 	ATF_TP_ADD_TC(tp, change_paired);
+	ATF_TP_ADD_TC(tp, signedrank_ties);
 	ATF_TP_ADD_TC(tp, change_paired_coverage);
+	ATF_TP_ADD_TC(tp, change_paired_alike);
 	ATF_TP_ADD_TC(tp, change_paired_runs);
 	return atf_no_error();
 }

@@ -232,7 +232,7 @@ bisect_body()
 atf_test_case until_decided
 until_decided_head()
 {
-	atf_set "descr" "runs until decided (-n 5..7) on a gate no runs can decide: two looks, each cell booted twice in turn (A, B, A, B), its second boot in its result's boots, exit 3; compare judges the files alike"
+	atf_set "descr" "runs until decided (-n 5..7): two looks at 97.5%, each cell booted twice in turn (A, B, A, B), its second boot in its result's boots, exit 3; the results record how vm judged them, and compare on the files gives vm's verdicts (exit status and intervals) on a metric that changes, at vm's level: a limit between its 95% and 97.5% bounds, recomputed by Python, is decided at 95% and UNDECIDED by compare"
 	atf_set "timeout" "900"
 }
 until_decided_body()
@@ -241,9 +241,12 @@ until_decided_body()
 	require_qemu
 	kernel k 6.1
 	# The workload's own writes are the same in every run: the change is
-	# exactly +0.0%, on the limit of +0%, which no interval can leave.
+	# exactly +0.0%, on the limit of +0%, which no interval can leave, so
+	# both looks are taken. The device's mean write varies from run to
+	# run under TCG: its interval is the level's.
+	gates="--fail-if app.write.ops:+0% --fail-if write.mean_bytes:-50%"
 	atf_check -s exit:3 -o save:log -e save:err "$ubc" vm $VMOPTS \
-	    -n 5..7 --fail-if app.write.ops:+0% -k "$k" -k "$k" -o out "$small"
+	    -n 5..7 $gates -k "$k" -k "$k" -o out "$small"
 	grep -q "look 1 of 2, 5 runs a cell: undecided: more runs" err ||
 	    atf_fail "no first look: $(grep look err)"
 	grep -q "look 2 of 2, 7 runs a cell: undecided at the most runs" err ||
@@ -254,19 +257,55 @@ until_decided_body()
 	    atf_fail "not undecided on the limit: $(grep -A2 '^Gates' log)"
 	[ "$(ls out | wc -l)" -eq 2 ] || atf_fail "not 2 results: $(ls out)"
 	set -- "out/$(pkgrel "$k")-ext4.json" "out/$(pkgrel "$k")-ext4-2.json"
-	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "the boots are not what the looks ran"
+	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "the boots or the record are not what the looks ran"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for d in (a, b):
     if len(d["runs"]) != 5 or len(d["boots"]) != 1 or len(d["boots"][0]["runs"]) != 2:
         sys.exit("runs %d, boots %s" % (len(d["runs"]), [len(x["runs"]) for x in d.get("boots", [])]))
+    if d["vm"]["judged"] != {"rule": "interval", "level": 0.975, "looks": [5, 7]}:
+        sys.exit("judged: %r" % d["vm"].get("judged"))
 t = [a["started"], b["started"], a["boots"][0]["started"], b["boots"][0]["started"]]
 if t != sorted(t):
     sys.exit("boots not in turn A, B, A, B: %s" % t)
 EOF
-	atf_check -s exit:3 -o save:cmp -e ignore "$ubc" compare \
-	    --fail-if app.write.ops:+0% "$@"
+	# compare on the files: vm's exit status and vm's lines, intervals
+	# and all, judged at 97.5% as it says.
+	atf_check -s exit:3 -o save:cmp -e ignore "$ubc" compare $gates "$@"
 	grep -q "7 of 7 runs ok in 2 boots" cmp || atf_fail "compare does not read the boots"
+	grep -qF "Judged as ubcreplay vm judged these runs: looks at 5, 7 runs a cell, each at 97.5% (0.05 spread over the 2), by the interval rule." cmp ||
+	    atf_fail "compare does not say how it judged"
+	sed -n '/^Gates/,/failed,/p' log >vm.gates
+	sed -n '/^Gates/,/failed,/p' cmp >cmp.gates
+	grep -q "^  [A-Z]* write.mean_bytes:-50%: write.mean_bytes .*\[" vm.gates ||
+	    atf_fail "vm judged no write.mean_bytes: $(cat vm.gates)"
+	cmp -s vm.gates cmp.gates ||
+	    atf_fail "vm said '$(cat vm.gates)', compare '$(cat cmp.gates)'"
+	# A gate whose verdict hangs on the level: its limit between the 95%
+	# and the 97.5% interval's bounds, by their definition from the runs
+	# in the files (every pairwise ratio, the rank-sum distribution
+	# enumerated). At 95% it is decided; at vm's 97.5%, UNDECIDED.
+	/usr/bin/python3 "$top/tests/hl_interval.py" "$@" 0.95 0.975 >iv ||
+	    atf_fail "Python cannot read the runs"
+	/usr/bin/python3 - iv >limit <<'EOF' || atf_fail "no limit between the intervals: $(cat iv)"
+import sys
+(lo95, hi95), (lo, hi) = [map(float, l.split()) for l in open(sys.argv[1])]
+# A rise shown at 95%: FAIL there; a fall: FAIL; neither: PASS there.
+if lo95 > 0:
+    gate, at95, x, gap = "+", "FAIL", (max(lo, 0) + lo95) / 2, lo < lo95
+elif hi95 < 0:
+    gate, at95, x, gap = "-", "FAIL", -(min(hi, 0) + hi95) / 2, hi95 < hi
+else:
+    gate, at95, x, gap = "+", "PASS", (hi95 + hi) / 2, hi95 < hi
+if not gap:
+    sys.exit("no gap between the 95%% and 97.5%% bounds: %s %s" % ((lo95, hi95), (lo, hi)))
+print("write.mean_bytes:%s%.4f%%" % (gate, x), at95, "[%+.1f, %+.1f]" % (lo, hi))
+EOF
+	read -r gate at95 i975 <limit
+	atf_check -s exit:3 -o save:lvl -e ignore "$ubc" compare --fail-if "$gate" "$@"
+	grep -qF -- "UNDECIDED $gate: write.mean_bytes " lvl &&
+	    grep -qF -- "% $i975 in $2" lvl ||
+	    atf_fail "$gate, $at95 at 95%: not UNDECIDED at 97.5% $i975: $(grep -A1 '^Gates' lvl)"
 	rm -rf out
 	no_leftovers
 }
@@ -274,7 +313,7 @@ EOF
 atf_test_case until_decided_refused
 until_decided_refused_head()
 {
-	atf_set "descr" "runs until decided (-n MIN..MAX) are refused, with the reason, where they cannot be"
+	atf_set "descr" "runs until decided (-n MIN..MAX) are refused, with the reason, where they cannot be: no gate, a plan, a job of its own, machines, too few runs for the test the runs take (pairs on UML: the signed-rank test's 8), the significance rule; -n auto on UML starts at 8 pairs"
 }
 until_decided_refused_body()
 {
@@ -290,6 +329,29 @@ until_decided_refused_body()
 	bad "-n '3..10': N, auto, or MIN..MAX" -n 3..10 -k "$k" "$small"
 	bad "-n '5..1000': 5 runs a side bound no interval" -n 5..1000 \
 	    -k "$k" "$small"
+	# A rule that never says undecided would end at the first look.
+	bad "needs the interval rule: --gate-rule significance never says undecided" \
+	    -n auto --gate-rule significance --fail-if elapsed:+5% -k "$k" "$small"
+	# On UML the runs pair up by seed, and the signed-rank test needs 8
+	# pairs at the 99% of five looks (5 runs a side do for Mann-Whitney).
+	# A program that looks like a UML kernel is enough: the check comes
+	# before any boot.
+	require_prog cc
+	printf '%s\n' \
+	    '__attribute__((section(".uml.setup.init"), used)) static const char s[] = "x";' \
+	    '__attribute__((used)) const char v[] = "time-travel-start=\0ubd_model=\0uml_seed=\0Linux version 6.1.0-fake (test)";' \
+	    'int main(void) { return 1; }' >fakeuml.c
+	cc -o fakeuml fakeuml.c || atf_fail "cannot build a program"
+	bad "-n '5..20': the runs pair up by seed on UML, and 5 pairs bound no interval at the 99.00% that each of its 5 looks takes (the signed-rank test): MIN must be 8 or more" \
+	    -n 5..20 --fail-if write.ops:+5% -k fakeuml -k fakeuml "$small"
+	bad "-n '7..20': .* 7 pairs bound no interval at the 98.75%" \
+	    -n 7..20 --fail-if write.ops:+5% -k fakeuml -k fakeuml "$small"
+	# auto starts at the pairs its looks need (the fake then fails to
+	# boot: exit 2, for that reason, not for -n).
+	bad "the signed-rank test needs 8 pairs at 98.75%: looks at 8, 12, 18, 20$" \
+	    -n auto --fail-if write.ops:+5% -k fakeuml -k fakeuml "$small"
+	grep -q "UML failed" err || atf_fail "auto refused: $(cat err)"
+	! grep -q "^ubcreplay: -n" err || atf_fail "auto refused: $(cat err)"
 }
 
 atf_test_case dead_qemu
