@@ -6,6 +6,9 @@
  *     the share of transfers in each log2 size bucket, one bar per result
  *     side by side in each bucket, so a shift to smaller transfers reads as
  *     bars moving left;
+ *   - what the writes were (attribution: data, dir, inode, ...), each
+ *     class's share of the device's write requests, one bar per result,
+ *     so the class that took over reads at once;
  *   - every run's elapsed time as a dot on one line per result, its median
  *     as a bar, so the spread the tests weigh is visible;
  *   - every change against the baseline as its estimate (a dot) and its
@@ -24,6 +27,7 @@
 
 #include "compare.h"
 #include "gate.h"
+#include "../model/layout.h"
 #include "../model/outfile.h"
 
 #define WIDTH   880
@@ -204,6 +208,97 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 	text(fp, LEFT + plotw / 2, base + 34, "middle", "",
 	    "transfer size (bucket's lower bound, bytes)");
 	return base + 50;
+}
+
+/* The median of a class's write requests in result i, or -1 (no row). */
+static double
+class_ops(const struct cmp *c, size_t i, int k)
+{
+	char name[64];
+	const struct cmp_row *row;
+
+	snprintf(
+	    name, sizeof(name), "write.class.%s.ops", layout_class_name(k));
+	row = cmp_row_find(c, name);
+	return row != NULL && row->cell[i].present ? row->cell[i].sum.median
+	                                           : -1;
+}
+
+static double
+class_panel(FILE *fp, const struct cmp *c, double y)
+{
+	double share[LAYOUT_NCLASS][NCOLOUR] = {{0}}, top = 0, base, step;
+	double plotw = WIDTH - LEFT - RIGHT, slot, x0, barw;
+	size_t n = c->nresult < NCOLOUR ? c->nresult : NCOLOUR;
+	int used[LAYOUT_NCLASS] = {0}, nused = 0, col = 0;
+	char tip[96];
+
+	for (size_t i = 0; i < n; i++) {
+		double tot = 0;
+
+		for (int k = 0; k < LAYOUT_NCLASS; k++)
+			tot += fmax(class_ops(c, i, k), 0);
+		for (int k = 0; tot > 0 && k < LAYOUT_NCLASS; k++) {
+			share[k][i] = fmax(class_ops(c, i, k), 0) / tot;
+			top = fmax(top, share[k][i]);
+			used[k] |= share[k][i] > 0;
+		}
+	}
+	for (int k = 0; k < LAYOUT_NCLASS; k++)
+		nused += used[k];
+	if (nused == 0)
+		return y;
+	text(fp, LEFT, y + 16, "start", "font-weight=\"bold\"",
+	    "what the writes are: share of the device's write requests by "
+	    "what their blocks held (medians)");
+	y = key(fp, c, y + 36);
+	base = y + PANEL_H;
+	step = grid_step(top * 100);
+	top = fmin(1.0, ceil(top * 100 / step) * step / 100);
+	for (double g = 0; g <= top * 100 + 1e-9; g += step) {
+		double gy = base - g / (top * 100) * PANEL_H;
+		char gl[16];
+
+		fprintf(fp,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"#dddddd\"/>\n",
+		    LEFT, gy, WIDTH - RIGHT, gy);
+		snprintf(gl, sizeof(gl), "%g%%", g);
+		text(fp, LEFT - 6, gy + 4, "end", "", gl);
+	}
+	slot = fmin(plotw / nused, 40.0 * (double)n + 20);
+	x0 = LEFT + (plotw - slot * nused) / 2;
+	barw = (slot * 0.8) / (double)n;
+	for (int k = 0; k < LAYOUT_NCLASS; k++) {
+		double sx = x0 + col * slot;
+
+		if (!used[k])
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			double h = share[k][i] / top * PANEL_H;
+
+			if (share[k][i] == 0)
+				continue;
+			snprintf(tip, sizeof(tip), "%c %s: %.1f%%",
+			    (int)('A' + i % 26), layout_class_name(k),
+			    share[k][i] * 100);
+			fprintf(fp,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"%s\"><title>",
+			    sx + slot * 0.1 + barw * (double)i, base - h, barw,
+			    h, colour[i % NCOLOUR]);
+			xml_text(fp, tip);
+			fputs("</title></rect>\n", fp);
+		}
+		text(fp, sx + slot / 2, base + 16, "middle", "",
+		    layout_class_name(k));
+		col++;
+	}
+	fprintf(fp,
+	    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+	    "stroke=\"#000000\"/>\n",
+	    LEFT, base, WIDTH - RIGHT, base);
+	return base + 34;
 }
 
 static double
@@ -420,6 +515,7 @@ cmp_report_svg(const struct cmp *c, const struct gate_verdict *v, size_t nv,
 	}
 	for (int l = 0; l < CMP_NLAYER; l++)
 		y = hist_panel(mem, c, l, y);
+	y = class_panel(mem, c, y);
 	y = times_panel(mem, c, y);
 	y = changes_panel(mem, c, v, nv, y);
 	if (fclose(mem) == EOF) {
