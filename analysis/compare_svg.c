@@ -121,12 +121,37 @@ grid_step(double top)
 	return step;
 }
 
+/*
+ * The grid of a panel of shares whose largest is top, on the base line
+ * base: lines at round percentages. Returns the share the panel's height
+ * stands for.
+ */
+static double
+share_grid(FILE *fp, double base, double top)
+{
+	double step = grid_step(top * 100);
+
+	top = fmin(1.0, ceil(top * 100 / step) * step / 100);
+	for (double g = 0; g <= top * 100 + 1e-9; g += step) {
+		double gy = base - g / (top * 100) * PANEL_H;
+		char gl[16];
+
+		fprintf(fp,
+		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		    "stroke=\"#dddddd\"/>\n",
+		    LEFT, gy, WIDTH - RIGHT, gy);
+		snprintf(gl, sizeof(gl), "%g%%", g);
+		text(fp, LEFT - 6, gy + 4, "end", "", gl);
+	}
+	return top;
+}
+
 static double
 hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 {
 	int lo = HIST_NBUCKETS, hi = -1;
 	double top = 0, x0 = LEFT, plotw = WIDTH - LEFT - RIGHT, slot, barw;
-	double base, step;
+	double base;
 	char title[160], lab[16];
 
 	for (size_t i = 0; i < c->nresult; i++) {
@@ -158,19 +183,7 @@ hist_panel(FILE *fp, const struct cmp *c, int l, double y)
 	y = key(fp, c, y + 36);
 
 	base = y + PANEL_H;
-	step = grid_step(top * 100);
-	top = fmin(1.0, ceil(top * 100 / step) * step / 100);
-	for (double g = 0; g <= top * 100 + 1e-9; g += step) {
-		double gy = base - g / (top * 100) * PANEL_H;
-		char gl[16];
-
-		fprintf(fp,
-		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"#dddddd\"/>\n",
-		    LEFT, gy, WIDTH - RIGHT, gy);
-		snprintf(gl, sizeof(gl), "%g%%", g);
-		text(fp, LEFT - 6, gy + 4, "end", "", gl);
-	}
+	top = share_grid(fp, base, top);
 	/* A few buckets get bars of a readable width, not the whole row. */
 	slot = fmin(plotw / (hi - lo + 1), 40.0 * (double)c->nresult + 20);
 	x0 = LEFT + (plotw - slot * (hi - lo + 1)) / 2;
@@ -227,7 +240,7 @@ class_ops(const struct cmp *c, size_t i, int k)
 static double
 class_panel(FILE *fp, const struct cmp *c, double y)
 {
-	double share[LAYOUT_NCLASS][NCOLOUR] = {{0}}, top = 0, base, step;
+	double share[LAYOUT_NCLASS][NCOLOUR] = {{0}}, top = 0, base;
 	double plotw = WIDTH - LEFT - RIGHT, slot, x0, barw;
 	size_t n = c->nresult < NCOLOUR ? c->nresult : NCOLOUR;
 	int used[LAYOUT_NCLASS] = {0}, nused = 0, col = 0;
@@ -253,19 +266,7 @@ class_panel(FILE *fp, const struct cmp *c, double y)
 	    "what their blocks held (medians)");
 	y = key(fp, c, y + 36);
 	base = y + PANEL_H;
-	step = grid_step(top * 100);
-	top = fmin(1.0, ceil(top * 100 / step) * step / 100);
-	for (double g = 0; g <= top * 100 + 1e-9; g += step) {
-		double gy = base - g / (top * 100) * PANEL_H;
-		char gl[16];
-
-		fprintf(fp,
-		    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		    "stroke=\"#dddddd\"/>\n",
-		    LEFT, gy, WIDTH - RIGHT, gy);
-		snprintf(gl, sizeof(gl), "%g%%", g);
-		text(fp, LEFT - 6, gy + 4, "end", "", gl);
-	}
+	top = share_grid(fp, base, top);
 	slot = fmin(plotw / nused, 40.0 * (double)n + 20);
 	x0 = LEFT + (plotw - slot * nused) / 2;
 	barw = (slot * 0.8) / (double)n;

@@ -29,19 +29,6 @@ bench_work attrib
 bench_loopfs 4G
 cat "$src" >/dev/null
 
-# phase_ns RESULT: every phase's elapsed_ns, summed.
-phase_ns()
-{
-	/usr/bin/python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(sum(p["elapsed_ns"] for r in d["runs"] for p in r["phases"]))' "$1"
-}
-
-median()
-{
-	sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
-}
-
 echo "$(basename "$src"), -n 1, $pairs interleaved pairs on a fresh 4 GiB loop ext4"
 printf '  %-4s %9s %9s %7s %10s %10s %9s %9s\n' pair "with s" "without s" ratio \
     "phases w/o" "outside +s" "RSS KiB" "w/o KiB"
@@ -56,7 +43,7 @@ while [ "$i" -le "$pairs" ]; do
 		/usr/bin/time -f %M -o "$work/$who.rss" \
 		    "$ubc" -q $opt -o "$work/$who.json" "$src" "$work/mnt" >/dev/null
 		t1=$(date +%s%N)
-		echo "$((t1 - t0)) $(phase_ns "$work/$who.json") $(cat "$work/$who.rss")" >"$work/$who.row"
+		echo "$((t1 - t0)) $(bench_phase_ns "$work/$who.json") $(cat "$work/$who.rss")" >"$work/$who.row"
 	done
 	set -- $(cat "$work/with.row") $(cat "$work/without.row")
 	echo "$*" >>"$work/pairs"
@@ -64,9 +51,9 @@ while [ "$i" -le "$pairs" ]; do
 	    $1, $2 / 1e9, $5 / 1e9, $2 / $5, $3 / $6, ($2 - $3 - $5 + $6) / 1e9, $4, $7}'
 	i=$((i + 1))
 done
-wr=$(awk '{print $1 / $4}' "$work/pairs" | median)
-pr=$(awk '{print $2 / $5}' "$work/pairs" | median)
-out=$(awk '{print ($1 - $2 - $4 + $5) / 1e9}' "$work/pairs" | median)
+wr=$(awk '{print $1 / $4}' "$work/pairs" | bench_median)
+pr=$(awk '{print $2 / $5}' "$work/pairs" | bench_median)
+out=$(awk '{print ($1 - $2 - $4 + $5) / 1e9}' "$work/pairs" | bench_median)
 printf '  median whole ratio with / without %.3f (goal < 1.10); phases ratio %.3f; attribution outside the phases %.2f s\n' \
     "$wr" "$pr" "$out"
 /usr/bin/python3 -c 'import json, sys

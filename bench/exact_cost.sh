@@ -26,6 +26,7 @@ top=$1
 pairs=${PAIRS:-7}
 ubc=$top/ubcreplay
 archive=$top/build/fixtures/emacs-like.tar.gz
+. "$top/bench/lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "exact_cost bench: needs root (loop filesystems, tracefs); skipped"; exit 0; }
 [ -d /sys/kernel/tracing/events/block ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 [ -d /sys/kernel/tracing/events/block ] || { echo "exact_cost bench: no tracefs block events; skipped"; exit 0; }
@@ -59,19 +60,6 @@ fresh_fs()
 	mount "$dev" "$work/mnt"
 }
 
-# phase_ns RESULT: every phase's elapsed_ns, summed.
-phase_ns()
-{
-	/usr/bin/python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(sum(p["elapsed_ns"] for r in d["runs"] for p in r["phases"]))' "$1"
-}
-
-median()
-{
-	sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
-}
-
 fresh_fs 1G
 cat "$archive" >/dev/null
 echo "$(basename "$archive"), -n 5, $pairs interleaved pairs on a fresh 1 GiB loop ext4"
@@ -85,7 +73,7 @@ while [ "$i" -le "$pairs" ]; do
 		t0=$(date +%s%N)
 		"$ubc" -q -p "$p" -n 5 -o "$work/$p.json" "$archive" "$work/mnt" >/dev/null
 		t1=$(date +%s%N)
-		echo "$((t1 - t0)) $((t1 - t0 - $(phase_ns "$work/$p.json")))" >"$work/$p.row"
+		echo "$((t1 - t0)) $((t1 - t0 - $(bench_phase_ns "$work/$p.json")))" >"$work/$p.row"
 	done
 	set -- $(cat "$work/interval.row") $(cat "$work/exact.row")
 	echo "$1 $2 $3 $4" >>"$work/pairs"
@@ -93,10 +81,10 @@ while [ "$i" -le "$pairs" ]; do
 	    $1, $2 / 1e9, $4 / 1e9, $4 / $2, $3 / 1e6, $5 / 1e6}'
 	i=$((i + 1))
 done
-wr=$(awk '{print $3 / $1}' "$work/pairs" | median)
-wi=$(awk '{print $1 / 1e9}' "$work/pairs" | median)
-oi=$(awk '{print $2 / 1e6}' "$work/pairs" | median)
-oe=$(awk '{print $4 / 1e6}' "$work/pairs" | median)
+wr=$(awk '{print $3 / $1}' "$work/pairs" | bench_median)
+wi=$(awk '{print $1 / 1e9}' "$work/pairs" | bench_median)
+oi=$(awk '{print $2 / 1e6}' "$work/pairs" | bench_median)
+oe=$(awk '{print $4 / 1e6}' "$work/pairs" | bench_median)
 printf '  median wall ratio exact / interval %.3f (goal <= 1.05)\n' "$wr"
 printf '  median outside the phases: interval %.1f ms, exact %.1f ms: the probe adds %.1f ms, %.1f%% of the interval run (%.3f s)\n' \
     "$oi" "$oe" "$(echo "$oe $oi" | awk '{print $1 - $2}')" \

@@ -5,6 +5,8 @@
 #	bench_needs NAME FILE	root and FILE, or says why not and exits 0
 #	bench_work NAME		a work directory, removed at exit
 #	bench_loopfs SIZE	a fresh loop ext4 of SIZE on $work/mnt
+#	bench_phase_ns RESULT	every phase's elapsed_ns in a result, summed
+#	... | bench_median	the median of numbers, one a line
 #
 # The loop device is unmounted and detached at exit, however the script
 # ends.
@@ -42,4 +44,16 @@ bench_loopfs()
 	dev=$(losetup -f --show "$work/img")
 	mkdir -p "$work/mnt"
 	mount "$dev" "$work/mnt"
+}
+
+bench_phase_ns()
+{
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(p["elapsed_ns"] for r in d["runs"] for p in r["phases"]))' "$1"
+}
+
+bench_median()
+{
+	sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
