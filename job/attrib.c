@@ -28,7 +28,7 @@ fs_device(const struct target *t)
 	return 0;
 }
 
-int
+void
 job_attrib_open(struct job *j)
 {
 	struct job_attrib *a = &j->attrib;
@@ -36,7 +36,7 @@ job_attrib_open(struct job *j)
 
 	memset(a, 0, sizeof(*a));
 	if (!j->o->attrib || j->t->ndev == 0)
-		return 0;
+		return;
 	a->asked = 1;
 	a->dev = fs_device(j->t);
 	if (j->tops->layout == NULL)
@@ -47,7 +47,6 @@ job_attrib_open(struct job *j)
 		snprintf(a->why, sizeof(a->why), "%s", err);
 	else
 		a->kept = 1;
-	return 0;
 }
 
 static void

@@ -178,7 +178,7 @@ const char *job_unsupported(
  * job_attrib_end when the run is over. Each phase of a run gets its
  * phase_attrib, attributed or saying why not, when attribution was asked.
  */
-int job_attrib_open(struct job *j);
+void job_attrib_open(struct job *j);
 void job_attrib_phase(struct job *j, struct run_result *run);
 int job_attrib_read(
     struct job *j, struct run_result *run, char *err, size_t errlen);

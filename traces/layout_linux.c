@@ -564,6 +564,9 @@ layout_read_dir(
 		        ? "btrfs answers no GETFSMAP, and its extents are "
 		          "logical (chunks mapped onto devices), not places on "
 		          "the device"
+		        : strncmp(fs, "nfs", 3) == 0
+		        ? "an NFS mount's blocks are its server's: a watched "
+		          "disk's filesystem is not read"
 		        : "attribution reads ext2/3/4 and xfs only");
 		close(fd);
 		return -1;
