@@ -629,5 +629,7 @@ out:
 	free(own);
 	free(w.dirs);
 	close(fd);
+	if (r == -1)
+		layout_free(l);
 	return r;
 }

@@ -203,7 +203,8 @@ void probe_take_xfers(struct probe *p, size_t i, struct blkev_xfers *out);
  * What the blocks of t's filesystem hold now, into l (model/layout.h;
  * layout_init'd here): read from the mounted filesystem, after a sync, on
  * ext2/3/4 and xfs (layout_linux.c). -1 with the reason where this
- * filesystem or system cannot say (btrfs, tmpfs, no GETFSMAP).
+ * filesystem or system cannot say (btrfs, tmpfs, no GETFSMAP); l is then
+ * empty.
  */
 struct layout;
 int layout_read_dir(
