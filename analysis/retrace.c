@@ -3,8 +3,9 @@
  * device statistics from the trace's records, through the same accumulator
  * the live probe used (blkev.c), and everything the trace cannot know (the
  * times, the rusage, the workload's write() calls, what the blocks held)
- * from the result the run wrote into the trace. The document is then built by result_json, the same
- * as a live run's, so the two can be compared byte for byte.
+ * from the result the run wrote into the trace. The document is then built
+ * by result_json, the same as a live run's, so the two can be compared byte
+ * for byte.
  */
 #include <stdio.h>
 #include <stdlib.h>
