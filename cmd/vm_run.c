@@ -300,7 +300,8 @@ runner(struct vmrun *r)
 	run->report = r->report;
 	run->report_ctx = r;
 	run->jobs = o->jobs;
-	run->runs = atoi(o->runs_arg);
+	run->runs = o->runs;
+	run->own = o->archive == NULL;
 	run->seed = o->seed >= 0 ? o->seed : VM_UML_SEED;
 	run->nlook = o->runs_max > 0 ? o->nlook : 0;
 	run->look = o->look;

@@ -73,7 +73,8 @@ runner_bisect(struct runner *r, struct runner_bisect_end *end)
 
 	memset(end, 0, sizeof(*end));
 	r->err[0] = '\0';
-	if (runner_cells(r, ends, 2, r->runs, r->jobs > 1 ? 2 : 1) == -1)
+	if (runner_cells(
+	        r, ends, 2, r->own ? 0 : r->runs, r->jobs > 1 ? 2 : 1) == -1)
 		return RUNNER_BISECT_ERROR;
 	step(r, RUNNER_STEP_ENDS, 0, 0, RUNNER_PASS, NULL);
 	if (judge(r, hi, &v, &end->gv) == -1 || v == RUNNER_ERROR)

@@ -31,5 +31,5 @@ runner_local(struct runner *r, const size_t *idx, size_t n)
 
 	if (r->nlook > 0)
 		return runner_until_decided(r, idx, n, &v);
-	return runner_cells(r, idx, n, r->runs, r->jobs);
+	return runner_cells(r, idx, n, r->own ? 0 : r->runs, r->jobs);
 }

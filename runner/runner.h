@@ -185,8 +185,14 @@ struct runner {
 	void *cells_ctx;
 	const struct runner_report *report;
 	void *report_ctx;
-	int jobs;       /* cells booted at once */
-	int runs;       /* the job's -n: 0 for a job of its own */
+	int jobs; /* cells booted at once */
+	int runs; /* the runs a cell is to have: -n */
+	/*
+	 * The job has runs of its own (a job after --): a boot runs them
+	 * whatever is asked, and a cell boots again only for a bisection
+	 * step that has fewer runs than runs.
+	 */
+	int own;
 	long long seed; /* a seeded machine's first */
 	int nlook;      /* -n MIN..MAX's looks; 0 for a fixed -n */
 	const int *look;

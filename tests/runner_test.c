@@ -372,6 +372,18 @@ ATF_TC_BODY(bisect_nothing_and_undecided, tc)
 	ATF_CHECK_EQ(e.at, 7);
 	ATF_CHECK(e.gv.gate == &gate);
 	teardown(&r, &f);
+	/*
+	 * A job of its own (the fake's: one run when none is asked) against
+	 * -n 5: the ends boot once for the job's runs, then again for the
+	 * runs they lack before they are judged.
+	 */
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	r.own = 1;
+	f.factor[1] = 0.6;
+	ATF_CHECK_EQ(runner_bisect(&r, &e), RUNNER_BISECT_FOUND);
+	ATF_CHECK(f.starts[0] == 2 && f.starts[1] == 2 && f.runs[1] == 4);
+	ATF_CHECK(runner_runs(&r, 0) == 5 && runner_runs(&r, 1) == 5);
+	teardown(&r, &f);
 	/* A kernel that cannot boot ends it, reported. */
 	setup(tc, &r, &f, 8, "write.mean_bytes:-10%");
 	f.fail_cell = 7;
