@@ -8,9 +8,10 @@
  *	    --fail-if write.mean_bytes:-10% emacs.tar.gz
  *	ubcreplay vm -k K1 -k K2 -- dd if=/dev/vda of=/dev/null bs=1k count=4096
  *
- * This file holds the options and chooses the run they ask for: a local
- * run, --bisect, --plan, --cell or --merge. The run itself is the other
- * vm_*.c files' (vm_run.h).
+ * This file holds the options, chooses the run they ask for (a local run,
+ * --bisect, --plan, --cell or --merge) and gives the exit status. The
+ * matrix is vm_run.c's, what is printed vm_print.c's and vm_plan.c's
+ * (vm_run.h); the runs themselves are the runner's (runner/runner.h).
  *
  * Exit status as compare's: 0 when every gate passed (with --bisect: the
  * kernel was found), 1 when one failed, 3 when one is undecided and none
@@ -210,7 +211,7 @@ parse_runs(const char *arg, struct vm_opts *o)
 	}
 	o->runs = lo;
 	o->runs_max = hi;
-	vmrun_plan_looks(o);
+	o->level = runner_looks(o->runs, o->runs_max, o->look, &o->nlook);
 	/*
 	 * MIN a side must bound an interval at the level each look takes,
 	 * by the rank-sum test; pairs_ok checks it again for pairs.
@@ -251,7 +252,8 @@ pairs_ok(struct vm_opts *o, const struct vmrun *r)
 			return -1;
 		}
 		o->runs = (int)least;
-		vmrun_plan_looks(o);
+		o->level =
+		    runner_looks(o->runs, o->runs_max, o->look, &o->nlook);
 	}
 	if (o->runs_auto && o->runs > 5) {
 		fprintf(stderr,
@@ -589,6 +591,32 @@ parse(int argc, char **argv, struct vm_opts *o)
 	return operands(argc, argv, o);
 }
 
+/*
+ * The cells of a run that is not --bisect: those --cell names, else all,
+ * once or until decided (-n MIN..MAX). EXIT_SUCCESS, EXIT_USAGE when a cell
+ * failed or a signal came, -1 when none could start (said why).
+ */
+static int
+local(struct vmrun *r)
+{
+	size_t *idx = calloc(r->ncell, sizeof(*idx)), n = r->ncell;
+	int failed;
+
+	if (idx == NULL) {
+		warnx("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->ncell; i++)
+		idx[i] = i;
+	if (r->o->ncell > 0 && vmrun_select(r, idx, &n) == -1) {
+		free(idx);
+		return -1;
+	}
+	failed = runner_local(&r->run, idx, n) == -1;
+	free(idx);
+	return failed ? EXIT_USAGE : EXIT_SUCCESS;
+}
+
 int
 cmd_vm(int argc, char **argv)
 {
@@ -605,6 +633,7 @@ cmd_vm(int argc, char **argv)
 		return EXIT_USAGE;
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
+	r.report = &vmprint_report;
 	if (o.merge != NULL && o.nkernel == 0)
 		return vmrun_merge(&r);
 	if (vmrun_open(&r) == -1 ||
@@ -624,8 +653,8 @@ cmd_vm(int argc, char **argv)
 	/* Once per kernel, for all its cells; a plan or a merge boots none. */
 	vmrun_unpack(&r);
 	if (o.bisect)
-		rc = vmrun_bisect(&r);
-	else if ((rc = vmrun_local(&r)) == -1) {
+		rc = vmprint_bisect(&r);
+	else if ((rc = local(&r)) == -1) {
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -639,7 +668,7 @@ cmd_vm(int argc, char **argv)
 		rc = EXIT_USAGE;
 	/* A plan's cells run apart are judged together by --merge. */
 	if (!o.bisect && o.ncell == 0)
-		rc = vmrun_report(&r, rc);
+		rc = vmprint_end(&r, rc);
 out:
 	vmrun_free(&r);
 	return rc;

@@ -4,7 +4,7 @@
  * GitLab child pipeline whose merge job takes this invocation's gates and
  * their rule), --cell's choice among them, and --merge, which reads a
  * directory of one plan's results and judges them by the series and the
- * gates of a local run (vmrun_series).
+ * gates of a local run.
  */
 #include <err.h>
 #include <stdio.h>
@@ -12,29 +12,6 @@
 #include <string.h>
 
 #include "vm_run.h"
-
-int
-vmrun_plan_make(struct vmrun *r)
-{
-	struct vm_plan_inputs in = {r->exe, r->exe_sha256,
-	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
-	char errbuf[512];
-	json_t *c;
-	size_t i;
-
-	if (vm_plan_make(&r->plan, r->conf, r->ncell, &in, errbuf,
-	        sizeof(errbuf)) == -1) {
-		warnx("%s", errbuf);
-		return -1;
-	}
-	/* Named as its result will be: with its machine, if there are more. */
-	json_array_foreach (r->plan.cells, i, c)
-		if (vmrun_label(r, c, i) == -1) {
-			warnx("out of memory");
-			return -1;
-		}
-	return 0;
-}
 
 /* One shell word, single-quoted. */
 static void
@@ -186,35 +163,29 @@ vmrun_select(const struct vmrun *r, size_t *idx, size_t *n)
 int
 vmrun_merge(struct vmrun *r)
 {
-	char errbuf[4096], **files;
-	char(*names)[PATH_MAX];
-	json_t **docs;
-	size_t n;
+	const struct vm_opts *o = r->o;
+	struct runner_judge j = {o->gate, o->ngate, o->rule, o->level};
+	struct runner_merged m;
+	char errbuf[4096];
 	int rc;
 
-	if (vm_plan_load(r->o->merge, r->o->nkernel > 0 ? r->plan.id : NULL,
-	        &docs, &files, &n, errbuf, sizeof(errbuf)) == -1) {
+	runner_merge(o->merge, o->nkernel > 0 ? r->plan.id : NULL, &j, &m,
+	    errbuf, sizeof(errbuf));
+	if (m.docs == NULL) {
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	if ((names = calloc(n, sizeof(*names))) == NULL) {
-		warnx("out of memory");
-		rc = EXIT_USAGE;
-	} else {
-		for (size_t i = 0; i < n; i++)
-			snprintf(names[i], PATH_MAX, "%s", files[i]);
-		rc = n >= 2 ? vmrun_series(docs, names, n, r->o,
-		                  VMRUN_REPORT | VMRUN_GATES, NULL)
-		            : (report_text(docs[0], stdout, 0), EXIT_SUCCESS);
-		if (n < 2 && r->o->ngate > 0) {
+	if (m.n >= 2)
+		rc =
+		    vmprint_judged(&m.s, errbuf, o, VMRUN_REPORT | VMRUN_GATES);
+	else {
+		report_text(m.docs[0], stdout, 0);
+		rc = EXIT_SUCCESS;
+		if (o->ngate > 0) {
 			warnx("--fail-if needs two results or more to compare");
 			rc = EXIT_USAGE;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		json_decref(docs[i]);
-	free(docs);
-	free(names);
-	vm_plan_names_free(files, n);
+	runner_merged_free(&m);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
- * vm_run.c - the cells of `ubcreplay vm`: the kernels and everything else
- * checked before any guest boots, the cells' configurations, the cells
- * run up to -j at once and stepped through their states, their results
- * kept (a cell's later boots in its first's "boots") and written.
+ * vm_run.c - the matrix of `ubcreplay vm`: the kernels and everything else
+ * checked before any guest boots, the cells' configurations and their
+ * plan, the runner set up over them (runner/: vm/'s cells as its cell
+ * runner), and the results it kept written.
  */
 #include <sys/stat.h>
 
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../model/wtrace.h"
@@ -57,8 +56,8 @@ vmrun_tag(const struct vmrun *r, size_t j)
 }
 
 /* With more than one machine, doc's label says which runs cell j. */
-int
-vmrun_label(const struct vmrun *r, json_t *doc, size_t j)
+static int
+label_doc(const struct vmrun *r, json_t *doc, size_t j)
 {
 	char label[512];
 
@@ -241,6 +240,87 @@ confs(struct vmrun *r)
 	r->ncell = ncell;
 }
 
+/* The cells as data (vm_plan_make), each named as its result will be. */
+static int
+plan(struct vmrun *r)
+{
+	struct vm_plan_inputs in = {r->exe, r->exe_sha256,
+	    r->o->archive != NULL ? r->archive : NULL, r->archive_sha256};
+	char errbuf[512];
+	json_t *c;
+	size_t i;
+
+	if (vm_plan_make(&r->plan, r->conf, r->ncell, &in, errbuf,
+	        sizeof(errbuf)) == -1) {
+		warnx("%s", errbuf);
+		return -1;
+	}
+	/* Named as its result will be: with its machine, if there are more. */
+	json_array_foreach (r->plan.cells, i, c)
+		if (label_doc(r, c, i) == -1) {
+			warnx("out of memory");
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * The runner over the cells: vm/'s cells its cell runner, each cell named
+ * in the series by its kernel and filesystem (--bisect: by its kernel's
+ * path), the gates, looks and runs the options give.
+ */
+static int
+runner(struct vmrun *r)
+{
+	struct vm_opts *o = r->o;
+	struct runner *run = &r->run;
+
+	r->name = calloc(r->ncell, sizeof(*r->name));
+	r->tag = calloc(r->ncell, sizeof(*r->tag));
+	r->tagp = calloc(r->ncell, sizeof(*r->tagp));
+	r->cellname = calloc(r->ncell, sizeof(*r->cellname));
+	if (r->name == NULL || r->tag == NULL || r->tagp == NULL ||
+	    r->cellname == NULL) {
+		warnx("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->ncell; i++) {
+		machine_tag(o, i, " ", r->tag[i], sizeof(r->tag[i]));
+		r->tagp[i] = r->tag[i];
+		snprintf(r->cellname[i], sizeof(r->cellname[i]), "%s %s",
+		    vm_kernel_name(r->conf[i].kernel),
+		    vmrun_fsname(&r->conf[i]));
+		r->name[i] = r->cellname[i];
+	}
+	r->vm = (struct runner_vm){r->conf, o->runs_arg, r->tagp, r->report, r};
+	run->ncell = r->ncell;
+	run->name = r->name;
+	run->cells = &runner_vm_cells;
+	run->cells_ctx = &r->vm;
+	run->report = r->report;
+	run->report_ctx = r;
+	run->jobs = o->jobs;
+	run->runs = o->runs;
+	run->own = o->archive == NULL;
+	run->seed = o->seed >= 0 ? o->seed : VM_UML_SEED;
+	run->nlook = o->runs_max > 0 ? o->nlook : 0;
+	run->look = o->look;
+	run->judge =
+	    (struct runner_judge){o->gate, o->ngate, o->rule, o->level};
+	if (runner_open(run) == -1) {
+		warnx("%s", run->err);
+		return -1;
+	}
+	return 0;
+}
+
+void
+vmrun_name_kernels(struct vmrun *r)
+{
+	for (size_t i = 0; i < r->ncell; i++)
+		r->name[i] = r->conf[i].kernel->path;
+}
+
 int
 vmrun_open(struct vmrun *r)
 {
@@ -252,10 +332,9 @@ vmrun_open(struct vmrun *r)
 	r->conf = calloc(ncell, sizeof(*r->conf));
 	r->mods = calloc(o->nkernel * o->nfstype, sizeof(*r->mods));
 	r->boot = calloc(o->nkernel, sizeof(*r->boot));
-	r->doc = calloc(ncell, sizeof(*r->doc));
 	r->names = calloc(ncell, sizeof(*r->names));
 	if (r->k == NULL || r->conf == NULL || r->mods == NULL ||
-	    r->boot == NULL || r->doc == NULL || r->names == NULL) {
+	    r->boot == NULL || r->names == NULL) {
 		warnx("out of memory");
 		return -1;
 	}
@@ -269,217 +348,7 @@ vmrun_open(struct vmrun *r)
 			warnx("%s", errbuf);
 			return -1;
 		}
-	return vmrun_plan_make(r);
-}
-
-static int
-active(const struct vm_cell *c)
-{
-	return c->state == VM_SERVER || c->state == VM_RUNNING ||
-	    c->state == VM_RETRY;
-}
-
-/*
- * Keeps a cell's result: its first boot's as it is, a later one's (a look
- * of -n MIN..MAX) in the first's "boots", which compare reads with it.
- */
-static int
-keep(struct vmrun *r, size_t at, json_t *doc)
-{
-	json_t *boots;
-
-	if (r->doc[at] == NULL) {
-		r->doc[at] = doc;
-		return 0;
-	}
-	if ((boots = json_object_get(r->doc[at], "boots")) == NULL &&
-	    json_object_set_new(r->doc[at], "boots", boots = json_array()) ==
-	        -1)
-		return -1;
-	return json_array_append_new(boots, doc);
-}
-
-/* The runs cell at has had, in every boot. */
-int
-vmrun_runs(const struct vmrun *r, size_t at)
-{
-	json_t *b;
-	size_t i, n;
-
-	if (r->doc[at] == NULL)
-		return 0;
-	n = json_array_size(json_object_get(r->doc[at], "runs"));
-	json_array_foreach (json_object_get(r->doc[at], "boots"), i, b)
-		n += json_array_size(json_object_get(b, "runs"));
-	return (int)n;
-}
-
-/*
- * One step of a cell under way: DONE and FAILED end it (its result kept,
- * or its error said), RETRY starts it again under TCG. 1 while it is
- * under way, 0 when it ended well, -1 when it failed.
- */
-static int
-step(struct vmrun *r, struct vm_cell *c, size_t at, char *errbuf, size_t len)
-{
-	const struct vm_cell_conf *cf = c->c;
-	enum vm_state s = vm_cell_poll(c, errbuf, len);
-	json_t *doc = NULL;
-
-	if (s == VM_RETRY) {
-		fprintf(stderr,
-		    "ubcreplay vm: %s %s: KVM cannot run it; again under "
-		    "TCG\n",
-		    vm_kernel_name(cf->kernel), vmrun_fsname(cf));
-		s = vm_cell_retry(c, errbuf, len) == -1 ? VM_FAILED : c->state;
-	}
-	if (s == VM_SERVER || s == VM_RUNNING)
-		return 1;
-	if (s == VM_DONE && (doc = vm_cell_result(c, errbuf, len)) != NULL &&
-	    (vmrun_label(r, doc, at) == -1 || keep(r, at, doc) == -1)) {
-		json_decref(doc);
-		doc = NULL;
-		snprintf(errbuf, len, "out of memory");
-	}
-	if (doc != NULL) {
-		fprintf(stderr,
-		    "ubcreplay vm: %s %s%s%s: done under %s in %.1f s (%.1f s "
-		    "to the job)\n",
-		    vm_kernel_name(cf->kernel), vmrun_fsname(cf),
-		    *vmrun_tag(r, at) ? " " : "", vmrun_tag(r, at), c->accel,
-		    (double)c->guest_ns / 1e9, (double)c->boot_ns / 1e9);
-		vm_cell_cleanup(c);
-		return 0;
-	}
-	warnx("%s", errbuf);
-	vm_cell_cleanup(c);
-	return -1;
-}
-
-/*
- * Runs the cells named by idx, up to jobs at once, into r->doc. -1 when
- * one failed (each failure said), or a signal came (every guest killed,
- * every temporary file removed). Each cell records the most cells that
- * were under way at once while it was.
- */
-static int
-boot_once(struct vmrun *r, const size_t *idx, size_t n, int jobs)
-{
-	struct vm_cell *cell = calloc(n, sizeof(*cell));
-	size_t next = 0, running = 0;
-	char errbuf[4096];
-	int status = 0;
-
-	if (cell == NULL) {
-		warnx("out of memory");
-		return -1;
-	}
-	for (;;) {
-		const struct timespec nap = {0, 50 * 1000000};
-
-		while (!stop_signal() && running < (size_t)jobs && next < n) {
-			struct vm_cell *c = &cell[next];
-			const struct vm_cell_conf *cf = &r->conf[idx[next]];
-
-			vm_cell_init(c, cf);
-			next++;
-			if (vm_cell_prepare(c, errbuf, sizeof(errbuf)) == -1 ||
-			    vm_cell_start(c, errbuf, sizeof(errbuf)) == -1) {
-				warnx("%s", errbuf);
-				vm_cell_cleanup(c);
-				c->state = VM_FAILED;
-				status = -1;
-				continue;
-			}
-			running++;
-		}
-		for (size_t i = 0; i < next; i++)
-			if (active(&cell[i]) &&
-			    cell[i].parallel_guests < (int)running)
-				cell[i].parallel_guests = (int)running;
-		if (stop_signal() || running == 0)
-			break;
-		for (size_t i = 0; i < next; i++) {
-			int s;
-
-			if (!active(&cell[i]) || stop_signal() ||
-			    (s = step(r, &cell[i], idx[i], errbuf,
-			         sizeof(errbuf))) == 1)
-				continue;
-			running--;
-			if (s == -1)
-				status = -1;
-		}
-		nanosleep(&nap, NULL);
-	}
-	for (size_t i = 0; i < next; i++)
-		vm_cell_cleanup(&cell[i]);
-	free(cell);
-	return stop_signal() ? -1 : status;
-}
-
-/* Whether every cell idx names runs on a seeded machine (UML). */
-static int
-seeded(const struct vmrun *r, const size_t *idx, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (r->conf[idx[i]].kernel->machine != VM_MACHINE_UML)
-			return 0;
-	return n > 0;
-}
-
-/*
- * On a seeded machine each run is a boot of its own, on the seed after
- * the cell's last: the runs the job's -n asks for become as many boots of
- * one run, seeds SEED, SEED + 1, ... (--seed, else VM_UML_SEED), the same
- * for every cell, so that the kernels' runs pair up by seed. Elsewhere the
- * cells boot once for all of them.
- */
-int
-vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs)
-{
-	const struct vm_opts *o = r->o;
-	long long base = o->seed >= 0 ? o->seed : VM_UML_SEED;
-	int runs = atoi(o->runs_arg), boots = runs, rc = 0;
-
-	if (!seeded(r, idx, n))
-		return boot_once(r, idx, n, jobs);
-	/* A job of its own (after --, no -n of ours) boots once. */
-	if (runs < 1)
-		boots = 1;
-	else
-		snprintf(o->runs_arg, 16, "1");
-	for (int i = 0; i < boots && rc == 0; i++) {
-		for (size_t j = 0; j < n; j++)
-			r->conf[idx[j]].seed = base + vmrun_runs(r, idx[j]);
-		rc = boot_once(r, idx, n, jobs);
-	}
-	if (runs >= 1)
-		snprintf(o->runs_arg, 16, "%d", runs);
-	return rc;
-}
-
-int
-vmrun_local(struct vmrun *r)
-{
-	size_t *idx = calloc(r->ncell, sizeof(*idx)), n = r->ncell;
-	int failed;
-
-	if (idx == NULL) {
-		warnx("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < r->ncell; i++)
-		idx[i] = i;
-	if (r->o->ncell > 0 && vmrun_select(r, idx, &n) == -1) {
-		free(idx);
-		return -1;
-	}
-	failed =
-	    (r->o->runs_max > 0 ? vmrun_until_decided(r, idx, n)
-	                        : vmrun_cells(r, idx, n, r->o->jobs)) == -1;
-	free(idx);
-	return failed ? EXIT_USAGE : EXIT_SUCCESS;
+	return plan(r) == -1 ? -1 : runner(r);
 }
 
 /* The output directory: as given (made if need be), or a fresh one. */
@@ -533,7 +402,7 @@ vmrun_write(struct vmrun *r)
 	int any = 0;
 
 	for (size_t i = 0; i < r->ncell; i++)
-		any |= r->doc[i] != NULL;
+		any |= r->run.doc[i] != NULL;
 	if (!any)
 		return 0;
 	if (outdir(r, dir, sizeof(dir)) == -1)
@@ -554,7 +423,7 @@ vmrun_write(struct vmrun *r)
 			    strcmp(vmrun_fsname(&r->conf[j]),
 			        vmrun_fsname(c)) == 0 &&
 			    j % r->o->nmachine == i % r->o->nmachine;
-		if (r->doc[i] == NULL)
+		if (r->run.doc[i] == NULL)
 			continue;
 		stem(c->kernel, kname, sizeof(kname));
 		machine_tag(r->o, i, "-", m, sizeof(m));
@@ -565,14 +434,14 @@ vmrun_write(struct vmrun *r)
 		if (dup)
 			snprintf(r->names[i], PATH_MAX, "%s/%s-%s-%zu.json",
 			    dir, kname, vmrun_fsname(c), i + 1);
-		json_object_set_new(json_object_get(r->doc[i], "vm"), "plan",
-		    vm_plan_stamp(&r->plan, i));
+		json_object_set_new(json_object_get(r->run.doc[i], "vm"),
+		    "plan", vm_plan_stamp(&r->plan, i));
 		/*
 		 * How this run judged it, so that compare judges it alike; a
 		 * plan's cells are judged by --merge, at its level.
 		 */
 		if (r->o->ngate > 0 && r->o->ncell == 0 &&
-		    json_object_set_new(json_object_get(r->doc[i], "vm"),
+		    json_object_set_new(json_object_get(r->run.doc[i], "vm"),
 		        "judged",
 		        gate_judged_json(r->o->rule, r->o->level,
 		            r->o->runs_max > 0 ? r->o->look : &r->o->runs,
@@ -581,8 +450,8 @@ vmrun_write(struct vmrun *r)
 			warnx("out of memory");
 			return -1;
 		}
-		if (result_write(
-		        r->doc[i], r->names[i], errbuf, sizeof(errbuf)) == -1) {
+		if (result_write(r->run.doc[i], r->names[i], errbuf,
+		        sizeof(errbuf)) == -1) {
 			warnx("%s", errbuf);
 			return -1;
 		}
@@ -593,11 +462,10 @@ vmrun_write(struct vmrun *r)
 void
 vmrun_free(struct vmrun *r)
 {
-	/* Modules per kernel and filesystem; results per cell, machines too. */
+	/* Modules per kernel and filesystem. */
 	size_t n = r->o->nkernel * r->o->nfstype;
 
-	for (size_t i = 0; r->doc != NULL && i < n * r->o->nmachine; i++)
-		json_decref(r->doc[i]);
+	runner_close(&r->run);
 	for (size_t i = 0; r->mods != NULL && i < n; i++)
 		vm_modules_free(&r->mods[i]);
 	/* vmrun_unpack made kdir and at most one vmlinux-N in it a kernel. */
@@ -614,7 +482,10 @@ vmrun_free(struct vmrun *r)
 	free(r->k);
 	free(r->conf);
 	free(r->mods);
-	free(r->doc);
 	free(r->names);
+	free(r->name);
+	free(r->tag);
+	free(r->tagp);
+	free(r->cellname);
 	vm_plan_free(&r->plan);
 }

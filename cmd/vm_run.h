@@ -1,31 +1,27 @@
 /*
  * vm_run.h - what the files of `ubcreplay vm` share: the options vm.c
- * parses (struct vm_opts) and the matrix run they drive (struct vmrun),
- * one cell per kernel, filesystem and machine. Each file keeps one idea:
+ * parses (struct vm_opts) and the matrix they make (struct vmrun), one
+ * cell per kernel, filesystem and machine, whose runs, looks, bisection
+ * and merge are the runner's (runner/runner.h). Each file keeps one idea,
+ * and calls go one way, down this list:
  *
- *	vm.c		the options, and which of the runs below they ask for
+ *	vm.c		the options, which run they ask for, the exit status
+ *	vm_plan.c	--plan's forms, --cell's choice, --merge's printing
+ *	vm_print.c	what the runner reports, as lines; the series and the
+ *			gates printed; what a local run prints at its end
+ *	vm_run.c	the matrix: checked before any boot, the cells' plan,
+ *			the runner set up over it, the results written
  *	vm_job.c	the job each cell runs in its guest, as words
- *	vm_run.c	the cells: checked before any boot, run up to -j at
- *			once, their results kept and written
- *	vm_judge.c	the series and the gates over results, the looks of
- *			-n MIN..MAX, and what a local run prints at its end
- *	vm_bisect.c	--bisect: each step judged against the first kernel
- *	vm_plan.c	the matrix as data: --plan, --cell, --merge
  *
- * A local run, a --bisect step and a --merge judge their results by one
- * function, vmrun_series (compare's gates through cmd_judge_gates), at the
- * level and by the rule the options give.
- *
- *	struct vmrun r = {.o = &o};
+ *	struct vmrun r = {.o = &o, .report = &vmprint_report};
  *	if (vmrun_open(&r) == -1) ...			checked, planned
  *	vmrun_unpack(&r);
- *	rc = vmrun_local(&r);				or vmrun_bisect(&r)
+ *	runner_local(&r.run, idx, n);			or vmprint_bisect(&r)
  *	if (vmrun_write(&r) == -1) ...
- *	rc = vmrun_report(&r, rc);
+ *	rc = vmprint_end(&r, rc);
  *	vmrun_free(&r);
  *
- * Lives with the front end because it prints (each cell's end, the series,
- * the verdicts) and decides exit statuses; it never exits.
+ * Nothing here exits.
  */
 #ifndef UBC_CMD_VM_RUN_H
 #define UBC_CMD_VM_RUN_H
@@ -39,6 +35,7 @@
 
 #include "../analysis/compare.h"
 #include "../analysis/gate.h"
+#include "../runner/runner.h"
 #include "../vm/vm.h"
 #include "cmd.h"
 
@@ -47,7 +44,7 @@
 #define MAX_GATES   32
 #define MAX_JOB     200
 #define MAX_KNOB    8
-#define MAX_LOOKS   32
+#define MAX_LOOKS   RUNNER_MAX_LOOKS
 #define MAX_MACHINE 64
 
 /*
@@ -108,10 +105,17 @@ struct vmrun {
 	struct vm_modset *mods;  /* each kernel's and filesystem's modules */
 	char kdir[PATH_MAX];     /* the vmlinux files unpacked, or "" */
 	char (*boot)[PATH_MAX];  /* what QEMU boots, per kernel */
-	json_t **doc;            /* each cell's result, or NULL */
 	char (*names)[PATH_MAX]; /* each result's file, once written */
 	char exe_sha256[65], archive_sha256[65];
 	struct vm_plan plan; /* the cells as data, with their ids */
+	/* The runner over the cells, and its cell runner: vm/'s cells. */
+	struct runner run;
+	struct runner_vm vm;
+	const struct runner_report *report; /* what the runner says goes */
+	const char **name;                  /* each cell's, in the series */
+	char (*cellname)[PATH_MAX / 2];     /* "KERNEL FS" */
+	char (*tag)[128];                   /* each cell's machine */
+	const char **tagp;
 };
 
 /*
@@ -130,32 +134,18 @@ int vmjob_nfs(struct vm_opts *o);
 void vmjob_main(struct vm_opts *o);
 
 /*
- * vm_run.c. The run of o's cells: the kernels opened, every check made
+ * vm_run.c. The matrix of o's cells: the kernels opened, every check made
  * that can be made before a guest boots, the cells' configurations and
- * their plan; -1 after saying what is wrong. From here a signal is a flag
+ * their plan, and the runner over them (r->report says where its news
+ * goes); -1 after saying what is wrong. From here a signal is a flag
  * (stop_signal), so that vmrun_free removes what the run made. Call
  * vmrun_free after it, whatever it returned.
  */
 int vmrun_open(struct vmrun *r);
 /* Each kernel's vmlinux unpacked once for all its cells, where it can be. */
 void vmrun_unpack(struct vmrun *r);
-/*
- * Runs the cells named by idx, up to jobs at once, each result kept in
- * r->doc (a cell's later boots in its first result's "boots"), for the
- * runs o->runs_arg says: in one boot, or on a seeded machine (UML) one
- * boot a run, each on the next seed. -1 when one failed (each failure
- * said), or a signal came (every guest killed, every temporary file
- * removed).
- */
-int vmrun_cells(struct vmrun *r, const size_t *idx, size_t n, int jobs);
-/*
- * The cells of a run that is not --bisect: those --cell names, else all,
- * once or until decided (-n MIN..MAX). EXIT_SUCCESS, EXIT_USAGE when a cell
- * failed or a signal came, -1 when none could start (said why).
- */
-int vmrun_local(struct vmrun *r);
-/* The runs cell at has had, in every boot. */
-int vmrun_runs(const struct vmrun *r, size_t at);
+/* --bisect: the cells named by their kernels' paths in the series. */
+void vmrun_name_kernels(struct vmrun *r);
 /*
  * Writes each result as DIR/KERNEL-FS.json, or DIR/KERNEL-FS-MACHINE.json
  * with more than one machine (2cpu-icount-4), into r->names; nothing
@@ -166,55 +156,48 @@ int vmrun_write(struct vmrun *r);
 const char *vmrun_fsname(const struct vm_cell_conf *c);
 /* Cell j's machine tag, "" for one machine. */
 const char *vmrun_tag(const struct vmrun *r, size_t j);
-/* With more than one machine, doc's label says which runs cell j. */
-int vmrun_label(const struct vmrun *r, json_t *doc, size_t j);
 /* Everything the run holds freed, and the unpacked kernels removed. */
 void vmrun_free(struct vmrun *r);
 
-/* vm_judge.c. What vmrun_series prints: the report, the gates' verdicts. */
+/*
+ * vm_print.c. What the runner reports, printed: a cell's retry, end and
+ * failure, the looks, the bisection's steps; the report_ctx is the
+ * struct vmrun.
+ */
+extern const struct runner_report vmprint_report;
+
+/* The exit status for a verdict, as compare's. */
+int vmprint_status(enum runner_verdict v);
+
+/* What vmprint_series prints: the report, the gates' verdicts. */
 #define VMRUN_REPORT 1
 #define VMRUN_GATES  2
 
 /*
  * The series over the results in docs (paths names), and o's gates judged
- * by o's rule at o's level. 0 when every gate passed, 1 when one failed, 3
- * when one is undecided and none failed, 2 when they cannot be judged.
- * change, when not NULL, gets the first gate's verdict on the last result
- * (zeroed without gates).
+ * by o's rule at o's level (runner_series), printed as print says. The
+ * exit status: 0 when every gate passed, 1 when one failed, 3 when one is
+ * undecided and none failed, 2 when they cannot be judged (said why).
  */
-int vmrun_series(json_t **docs, char names[][PATH_MAX], size_t n,
-    const struct vm_opts *o, int print, struct gate_verdict *change);
-/*
- * -n MIN..MAX: the looks, MIN runs, then half as many again each time, up
- * to MAX, and the level each judges at.
- */
-void vmrun_plan_looks(struct vm_opts *o);
-/*
- * -n MIN..MAX: the cells idx booted again for the runs of each look, in
- * turn, until the gates are decided or MAX runs are reached. -1 when a
- * cell failed or a signal came.
- */
-int vmrun_until_decided(struct vmrun *r, const size_t *idx, size_t n);
+int vmprint_series(json_t *const *docs, const char *const *names, size_t n,
+    const struct vm_opts *o, int print);
+/* The same of a series the runner judged; why, its error's words. */
+int vmprint_judged(const struct runner_series *s, const char *why,
+    const struct vm_opts *o, int print);
 /*
  * The end of a local run that ran the whole matrix: the caveats, the looks,
  * then the series and the gates (on each machine apart when there are more
  * than one), or the one result. The exit status: rc when it is not
  * EXIT_SUCCESS, else the gates'.
  */
-int vmrun_report(struct vmrun *r, int rc);
-
+int vmprint_end(struct vmrun *r, int rc);
 /*
- * vm_bisect.c. --bisect: the first kernel whose cell crosses the gates
- * against the first kernel's, good first and bad last. The exit status.
+ * --bisect: the runner's bisection, its steps printed as they come and
+ * its end; the exit status (0 when the kernel was found).
  */
-int vmrun_bisect(struct vmrun *r);
+int vmprint_bisect(struct vmrun *r);
 
-/*
- * vm_plan.c. The cells as data (vm_plan_make), each named as its result
- * will be; -1 after saying why not.
- */
-int vmrun_plan_make(struct vmrun *r);
-/* --plan: the cells in o->plan's form; argv is this invocation's. */
+/* vm_plan.c. --plan: the cells in o->plan's form; argv is this invocation's. */
 void vmrun_plan_print(const struct vmrun *r, int argc, char **argv);
 /*
  * --cell: the indices of the cells named, in idx; -1 naming what this node

@@ -1,21 +1,38 @@
 #!/usr/bin/env python3
-"""arrows.py - `make lint`: the project's #include "..." arrows point one way.
+"""arrows.py - `make lint`: the project's arrows point one way.
 
 Reads every C file in the module folders, resolves each quoted include to a
 file of the project, and fails when the files, or the folders they sit in,
 include each other in a circle. It also fails when a private header (what
 a module's own files share: NAME_impl.h, and vm/vmconf.h, which the host
 shares with the guest's init) is included by a file of another folder, or
-by a public header of its own, through which it would leak. With -v it
-prints the folder graph.
+by a public header of its own, through which it would leak.
+
+In the folders of CALLS (the matrix runner, and the front end, whose vm
+files once called each other in a circle: files that share one header can
+call each other unseen by includes), it also reads calls: a
+file uses another when it names a function the other defines (a call, or
+its address in a table), comments and strings left out. It fails when the
+files of a folder use each other in a circle, two files calling each other
+being the shortest. With -v it prints the folder graph and those calls.
 """
 import os
 import re
 import sys
 
-FOLDERS = ["cmd", "job", "vm", "replay", "traces", "analysis", "model"]
+FOLDERS = ["cmd", "runner", "job", "vm", "replay", "traces", "analysis",
+           "model"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 PRIVATE = {os.path.join("vm", "vmconf.h")}
+CALLS = ["runner", "cmd"]
+# A definition in the project's style: the return type on the line above,
+# the name at the start of its own line; static ones are the file's own.
+DEFINITION = re.compile(r"^([A-Za-z_]\w*)\(", re.M)
+# A name, but not a tag: struct runner_cell_ops is no call.
+IDENT = re.compile(r"(?<![\w.>])(?<!struct )(?<!union )(?<!enum )"
+                   r"([A-Za-z_]\w*)")
+NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|'
+                   r"'(?:\\.|[^'\\\n])*'", re.S)
 
 
 def private(path):
@@ -56,6 +73,38 @@ def leaks(edges):
                 yield f, t, "a file of another folder"
             elif f.endswith(".h") and not private(f):
                 yield f, t, "a public header"
+
+
+def bare(text):
+    """The C text without comments, strings and character constants."""
+    return NOISE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def calls(root, folder):
+    """file -> the files of folder whose functions it names."""
+    defined, text = {}, {}
+    d = os.path.join(root, folder)
+    if not os.path.isdir(d):
+        return {}
+    for n in sorted(os.listdir(d)):
+        if not n.endswith(".c"):
+            continue
+        f = os.path.join(folder, n)
+        with open(os.path.join(root, f), encoding="utf-8") as fp:
+            text[f] = bare(fp.read())
+        lines = text[f].split("\n")
+        for m in DEFINITION.finditer(text[f]):
+            at = text[f].count("\n", 0, m.start())
+            if at > 0 and not lines[at - 1].lstrip().startswith("static"):
+                defined.setdefault(m.group(1), f)
+    edges = {}
+    for f, t in text.items():
+        out = edges.setdefault(f, set())
+        for name in IDENT.findall(t):
+            g = defined.get(name)
+            if g is not None and g != f:
+                out.add(g)
+    return edges
 
 
 def cycle(edges):
@@ -106,6 +155,17 @@ def main():
         c = cycle(g)
         if c:
             print("arrows: %s include each other: %s" % (what, " -> ".join(c)),
+                  file=sys.stderr)
+            rc = 1
+    for folder in CALLS:
+        g = calls(root, folder)
+        if verbose:
+            for f in sorted(g):
+                print("%s calls %s" % (f, " ".join(sorted(g[f])) or "-"))
+        c = cycle(g)
+        if c:
+            print("arrows: files call each other: %s (one idea split in "
+                  "two, or two layers missing a callback)" % " -> ".join(c),
                   file=sys.stderr)
             rc = 1
     for f, t, who in leaks(files_g):

@@ -1,6 +1,7 @@
 #!/bin/sh
 # lint.sh - `make lint`: the checked-in .clang-format holds for every C file,
-# cppcheck finds nothing, includes point one way (arrows.py), the manual
+# cppcheck finds nothing, includes point one way and the runner's files
+# call each other one way (arrows.py), the manual
 # passes mandoc, the shell scripts parse.
 set -u
 rc=0
