@@ -160,6 +160,8 @@ job_run(struct job *j, int idx, struct run_result *run)
 	        sizeof(err)) == -1)
 		goto cleanup;
 	what = p->failed ? p->error : NULL;
+	if (j->go_on)
+		goto died;
 	/* Someone else's doing explains the workload's failure best. */
 	if (j->tops->check(j, err, sizeof(err)) == -1)
 		what = err;
@@ -168,6 +170,8 @@ job_run(struct job *j, int idx, struct run_result *run)
 		if (phase(j, "sync", j->tops->sync, p, err, sizeof(err)) == -1)
 			goto cleanup;
 		what = p->failed ? p->error : NULL;
+		if (j->go_on)
+			goto died;
 	}
 	if (j->o->keep) {
 		j->kept = 1;
@@ -176,6 +180,10 @@ job_run(struct job *j, int idx, struct run_result *run)
 		if (phase(j, "remove", j->tops->remove, p, err, sizeof(err)) ==
 		    -1)
 			goto cleanup;
+		if (j->go_on) {
+			what = p->error;
+			goto died;
+		}
 		if (p->failed)
 			snprintf(j->warning, sizeof(j->warning),
 			    "run directory '%s' left behind: %s", j->rundir,
@@ -190,6 +198,16 @@ job_run(struct job *j, int idx, struct run_result *run)
 	}
 	run->status = "ok";
 	return 0;
+
+	/*
+	 * The target's kernel died in a phase, which says how: the run
+	 * directory was in it, and the target's end says what is left.
+	 */
+died:
+	j->kept = j->o->keep;
+	j->tops->end(j, 0);
+	snprintf(run->error, sizeof(run->error), "%s", what);
+	return -1;
 
 cleanup:
 	j->tops->end(j, 0);
