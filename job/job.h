@@ -108,7 +108,7 @@ struct job_opts {
 	const char *image;
 	const char *mount_opts;
 	const char *rump_dir;
-	uint64_t rump_mem_bytes; /* its kernels' memory ceiling; 0: 4 GiB */
+	uint64_t rump_mem_bytes; /* its kernels' memory ceiling, or 0 */
 };
 
 struct job {

@@ -20,9 +20,9 @@
  * block device is used in place: a run killed by a signal or a panic then
  * leaves it as a crash would.
  *
- * Before the first run, a kernel mounts the image (a copy), makes a
- * directory and writes a file there, removes them and unmounts, so that an
- * image NetBSD cannot mount, or whose damage those first steps meet, is
+ * Before the first run, a kernel mounts the image (a copy), makes
+ * directories and writes files there, removes them and unmounts, so that
+ * an image NetBSD cannot mount, or whose damage those first steps meet, is
  * refused before anything is measured, with what the kernel's console said.
  *
  * A kernel's memory has a ceiling (rumpk_limit): the trial's is small, the
@@ -57,9 +57,14 @@
 
 #define MNT "/mnt"
 
-/* The kernel's memory ceiling: the runs' (--rump-mem), the trial's. */
-#define MEM_DEFAULT_BYTES ((uint64_t)4 << 30)
-#define MEM_TRIAL_BYTES   ((uint64_t)512 << 20)
+/*
+ * The kernel's memory ceiling: the trial's (--rump-mem's when smaller),
+ * and the runs' least default, which is half the machine's memory. Without
+ * RUMP_MEMLIMIT a rump kernel keeps the pages it wrote: 120 MB of files
+ * took it past 64 MiB, not past 128 MiB.
+ */
+#define MEM_TRIAL_BYTES ((uint64_t)512 << 20)
+#define MEM_MIN_BYTES   ((uint64_t)1 << 30)
 
 /*
  * The trial's files: each past 12 direct blocks of 64 KiB, FFS's largest,
@@ -67,6 +72,12 @@
  */
 #define TRIAL_FILES      4
 #define TRIAL_FILE_BYTES ((size_t)1 << 20)
+
+/*
+ * The trial's time: it takes well under a second, but damage can make the
+ * kernel loop (wapbl_discard, with a damaged journal, at the mount).
+ */
+#define TRIAL_SECONDS 30
 
 /* What the parent asks: fn(arg) as a phase; fn NULL ends the kernel. */
 struct ask {
@@ -88,9 +99,10 @@ struct ffs {
 	char rump[PATH_MAX];
 	int flags;
 	struct rumpshm *shm;
-	uint64_t mem_bytes; /* the runs' kernels' memory ceiling */
-	uint64_t gen;       /* kernels booted */
-	pid_t pid;          /* the run's kernel, or 0 */
+	uint64_t mem_bytes;  /* the runs' kernels' memory ceiling */
+	int64_t deadline_ns; /* the trial's kernel is killed then, or 0 */
+	uint64_t gen;        /* kernels booted */
+	pid_t pid;           /* the run's kernel, or 0 */
 	int ask, answer;
 };
 
@@ -245,6 +257,17 @@ serve(struct ffs *f, const char *rundir, int64_t interval_ns)
 	int fd;
 
 	stop_default();
+	/*
+	 * A crash in the kernel's code is the image's doing: the process
+	 * dies of its signal, which the parent reports. A sanitizer's
+	 * handlers, inherited from ubcreplay, would report it as ubcreplay's
+	 * own crash and exit instead.
+	 */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
 	rumpk_limit(rundir != NULL || f->mem_bytes < MEM_TRIAL_BYTES
 	        ? f->mem_bytes
 	        : MEM_TRIAL_BYTES);
@@ -404,13 +427,15 @@ tick(struct job *j, char *err, size_t errlen)
 /*
  * Waits for the kernel's answer, the probe ticking meanwhile (it also
  * drains the transfers the kernel shares). 1 with the answer, 0 when the
- * process died first (err says why), -1 on a stop or a failed tick.
+ * process died first or was killed at the deadline (err says why), -1 on
+ * a stop or a failed tick.
  */
 static int
 await(struct job *j, struct answer *a, char *err, size_t errlen)
 {
 	struct ffs *f = j->tpriv;
 	int64_t next = clock_now_ns() + j->o->interval_ns;
+	char tail[600];
 	size_t got = 0;
 	int status;
 
@@ -430,6 +455,8 @@ await(struct job *j, struct answer *a, char *err, size_t errlen)
 			    stop_signal());
 			goto kill;
 		}
+		if (f->deadline_ns != 0 && now >= f->deadline_ns)
+			goto late;
 		if (poll(&pf, 1, (int)((next - now + 999999) / 1000000)) <= 0)
 			continue;
 		n = read(f->answer, (char *)a + got, sizeof(*a) - got);
@@ -443,10 +470,29 @@ await(struct job *j, struct answer *a, char *err, size_t errlen)
 	reap(f, &status);
 	died(j, f, status, err, errlen);
 	return 0;
+late:
+	kill(f->pid, SIGKILL);
+	reap(f, NULL);
+	console_tail(f, tail, sizeof(tail));
+	snprintf(err, errlen,
+	    "the NetBSD kernel had not finished after %d s, and was killed%s%s",
+	    TRIAL_SECONDS, *tail ? "; its console's last lines: " : "", tail);
+	j->go_on = 1;
+	return 0;
 kill:
 	kill(f->pid, SIGKILL);
 	reap(f, NULL);
 	return -1;
+}
+
+static uint64_t
+mem_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t half =
+	    pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+
+	return half > MEM_MIN_BYTES ? half : MEM_MIN_BYTES;
 }
 
 static const char *
@@ -736,8 +782,8 @@ ffs_open(struct job *j, char *err, size_t errlen)
 	t->dev[0].major = PROBE_NETBSD_MAJOR;
 	t->dev[0].role = "fs";
 	j->t = t;
-	f->mem_bytes = j->o->rump_mem_bytes != 0 ? j->o->rump_mem_bytes
-	                                         : MEM_DEFAULT_BYTES;
+	f->mem_bytes =
+	    j->o->rump_mem_bytes != 0 ? j->o->rump_mem_bytes : mem_default();
 	/*
 	 * The trial mount: an image NetBSD cannot mount, or one whose
 	 * damage its steps meet, goes no further; nor does one whose kernel
@@ -747,8 +793,10 @@ ffs_open(struct job *j, char *err, size_t errlen)
 		sweep();
 	if (fresh(j, err, errlen) == -1)
 		return -1;
+	f->deadline_ns = clock_now_ns() + (int64_t)TRIAL_SECONDS * 1000000000;
 	if (boot(j, NULL, j->warning, sizeof(j->warning)) == 0)
 		halt(j);
+	f->deadline_ns = 0;
 	drop(j, 0);
 	if (j->warning[0] != '\0') {
 		if (strncmp(j->warning, "image '", strlen("image '")) == 0)

@@ -31,23 +31,10 @@ mkffs()
 	    -s "$2" "$1" empty >/dev/null || atf_fail "makefs failed"
 }
 
-# The processes of ubcreplay started here (a job and its kernels' processes
-# work in the test's directory), by pid; other tests' are not this one's.
-ours()
-{
-	for p in $(pgrep -x ubcreplay); do
-		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$PWD" ] && echo "$p"
-	done
-}
-
 # No kernel's process left running from this test.
 no_kernels()
 {
-	left=$(ours)
-	if [ -n "$left" ]; then
-		kill -9 $left 2>/dev/null
-		atf_fail "a process of ubcreplay was left running: $left"
-	fi
+	no_ubc_left
 }
 
 # ffs_bad EXIT EXPECT ARGS...: fails with EXIT and a message with EXPECT,
@@ -347,7 +334,7 @@ signals_body()
 		*) bad="$bad run $i ($sig at $ms ms): exit $rc: $(cat err);" ;;
 		esac
 		sleep 0.2
-		left=$(ours)
+		left=$(ubc_here)
 		if [ -n "$left" ]; then
 			kill -9 $left 2>/dev/null
 			bad="$bad run $i ($sig at $ms ms): a process left;"
