@@ -179,8 +179,12 @@ trial_damage_body()
 	require_rump
 	# fs_nindir 0 fails the trial's files on this geometry; on some
 	# others it passes them and fails a later file of the run (EINVAL).
+	# What the kernel does with it is undefined (its log2 is -1, a shift
+	# count): under ASan's allocator the same image ran a whole job.
 	mkffs ok.img 64m 2 4000
-	for f in csaddr=0 fpg=1 cssize=0x7fffffff nindir=0; do
+	nindir=nindir=0
+	! asan_build || nindir=
+	for f in csaddr=0 fpg=1 cssize=0x7fffffff $nindir; do
 		cp ok.img d.img
 		setsb d.img "$f"
 		case $f in
