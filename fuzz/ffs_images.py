@@ -214,6 +214,16 @@ def judge(rc, err, res, runs):
     return "failed", None
 
 
+# What a refusal or a death said, for the figures: the first that matches.
+REASONS = (("panicked", "panic"), ("killed by signal", "signal"),
+           ("ran out of memory", "memory"), ("had not finished", "time"),
+           ("cannot mount it", "mount"), ("mounts it but cannot", "steps"))
+
+
+def reason(err):
+    return next((r for m, r in REASONS if m in err), "other")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=60)
@@ -248,6 +258,7 @@ def main():
             continue
         rng = random.Random("%d %s" % (a.seed, region))
         counts = {}
+        why_count = {}
         n = 0
         t0 = time.time()
         end = t0 + a.seconds
@@ -286,6 +297,9 @@ def main():
                     os.unlink(os.path.join(tmp, c))
                 kind, why = "finding", "left in TMPDIR: %s" % " ".join(copies)
             counts[kind] = counts.get(kind, 0) + 1
+            if kind in ("refused", "died"):
+                k = "%s: %s" % (kind, reason(err))
+                why_count[k] = why_count.get(k, 0) + 1
             if kind == "finding" or counts[kind] == 1:
                 keep = os.path.join(work, "%s-%s-%d.img" % (region, kind, n))
                 shutil.copy(img, keep)
@@ -300,6 +314,8 @@ def main():
               "%s" % (region, a.seed, n, a.runs, secs, secs / max(n, 1),
                       ", ".join("%s %d" % kv for kv in sorted(counts.items()))),
               flush=True)
+        print("  %s" % ", ".join("%s %d" % kv for kv in
+                                 sorted(why_count.items())), flush=True)
     print("findings: %d (kept in %s)" % (findings, work))
     return 1 if findings else 0
 
