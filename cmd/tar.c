@@ -63,13 +63,14 @@ struct opts {
 	int keep;
 	int no_attrib; /* --no-attribution */
 	int quiet;
-	int timing;             /* a trace at its recorded pace */
-	int is_trace;           /* the workload is a trace, not an archive */
-	const char *archive;    /* NULL for a command */
-	const char *image;      /* an ffs:IMAGE target's image, or NULL */
-	const char *mount_opts; /* -O: its NetBSD mount options */
-	const char *rump_dir;   /* --rump: the build of the rump kernel */
-	char *const *command;   /* what follows "--", or NULL */
+	int timing;              /* a trace at its recorded pace */
+	int is_trace;            /* the workload is a trace, not an archive */
+	const char *archive;     /* NULL for a command */
+	const char *image;       /* an ffs:IMAGE target's image, or NULL */
+	const char *mount_opts;  /* -O: its NetBSD mount options */
+	const char *rump_dir;    /* --rump: the build of the rump kernel */
+	uint64_t rump_mem_bytes; /* --rump-mem: its memory ceiling, or 0 */
+	char *const *command;    /* what follows "--", or NULL */
 	const char *dir;
 };
 
@@ -80,6 +81,7 @@ enum {
 	OPT_NFS_IFACE,
 	OPT_NO_ATTRIB,
 	OPT_RUMP,
+	OPT_RUMP_MEM,
 	OPT_TIMING,
 	OPT_TRACE_OUT,
 	OPT_WATCH_DEV,
@@ -93,6 +95,7 @@ static const struct option longopts[] = {
     {"nfs-iface", required_argument, NULL, OPT_NFS_IFACE},
     {"no-attribution", no_argument, NULL, OPT_NO_ATTRIB},
     {"rump", required_argument, NULL, OPT_RUMP},
+    {"rump-mem", required_argument, NULL, OPT_RUMP_MEM},
     {"timing", no_argument, NULL, OPT_TIMING},
     {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
     {"watch-dev", required_argument, NULL, OPT_WATCH_DEV},
@@ -194,8 +197,26 @@ parse(int argc, char **argv, struct opts *o)
 			o->no_attrib = 1;
 			break;
 		case OPT_RUMP:
+			/* An empty one would be the default, silently. */
+			if (*optarg == '\0') {
+				warnx("--rump '': names no directory (leave "
+				      "it out for the default build)");
+				return -1;
+			}
 			o->rump_dir = optarg;
 			break;
+		case OPT_RUMP_MEM: {
+			char serr[256] = "";
+
+			if (replay_dd_parse_size(optarg, &o->rump_mem_bytes,
+			        serr, sizeof(serr)) == -1 ||
+			    o->rump_mem_bytes < ((uint64_t)64 << 20)) {
+				warnx("--rump-mem '%s': %s", optarg,
+				    *serr ? serr : "less than 64m");
+				return -1;
+			}
+			break;
+		}
 		case OPT_TIMING:
 			o->timing = 1;
 			break;
@@ -254,9 +275,12 @@ parse(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (o->image == NULL &&
-	    (o->mount_opts != NULL || o->rump_dir != NULL)) {
+	    (o->mount_opts != NULL || o->rump_dir != NULL ||
+	        o->rump_mem_bytes != 0)) {
 		warnx("%s is for an ffs:IMAGE target",
-		    o->mount_opts != NULL ? "-O" : "--rump");
+		    o->mount_opts != NULL     ? "-O"
+		        : o->rump_dir != NULL ? "--rump"
+		                              : "--rump-mem");
 		return -1;
 	}
 	return 0;
@@ -449,6 +473,7 @@ job_options(const struct opts *o, const struct replay_archive_info *info,
 	    .image = o->image,
 	    .mount_opts = o->mount_opts,
 	    .rump_dir = o->rump_dir,
+	    .rump_mem_bytes = o->rump_mem_bytes,
 	    .attrib = !o->no_attrib};
 }
 
@@ -562,8 +587,10 @@ cmd_tar(int argc, char **argv)
 			status = EXIT_FAILURE;
 		}
 		if (o.nfs_iface != NULL && !stop_signal() &&
-		    take_wire(&watch, failed || nrun == o.runs, &run) == -1)
+		    take_wire(&watch, failed || nrun == o.runs, &run) == -1) {
 			status = EXIT_FAILURE;
+			failed = 1;
+		}
 		if (is_nfs(j.t) && !stop_signal())
 			take_client(j.t, &client, &run);
 		if (nrun == 1) {
@@ -582,8 +609,12 @@ cmd_tar(int argc, char **argv)
 			kept = 0;
 		}
 		run_end(&run);
-		/* A NetBSD panic ends its run, not the job. */
-		if (status != EXIT_SUCCESS && !j.go_on)
+		/*
+		 * A NetBSD kernel's death ends its run, not the job: the runs
+		 * after one that died go on (and after those, as long as
+		 * nothing else fails).
+		 */
+		if (!kept || (failed && !j.go_on))
 			break;
 	}
 	if (o.nfs_iface != NULL)

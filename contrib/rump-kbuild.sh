@@ -47,7 +47,11 @@
 # Output: the install directory alone on stdout. It gets a file
 # ubcreplay-build: src=SRCDIR, commit= (git rev-parse --short HEAD, empty
 # outside git), dirty=0|1 (tracked files under SRCDIR differ from HEAD, our
-# patches included, as built), patches= (ours applied, by name). Errors on
+# patches included, as built), sources= (outside git, or dirty: the first
+# 12 hex digits of a SHA-256 over the names and contents of the files under
+# sys/ and lib/librumpuser/, as built, so that two trees without a commit
+# are told apart; empty for a clean commit), patches= (ours applied, by
+# name). Errors on
 # stderr, "rump-kbuild.sh: ...", with the log's last 20 lines when the build
 # failed; exit 1.
 set -u
@@ -267,6 +271,12 @@ if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
 	[ -z "$(git -C "$src" status --porcelain --untracked-files=no -- . 2>/dev/null)" ] ||
 	    dirty=1
 fi
+sources=
+if [ -z "$commit" ] || [ "$dirty" = 1 ]; then
+	sources=$(cd "$src" && find sys lib/librumpuser -type f ! -name '*.orig' \
+	    ! -name '*.rej' -print0 2>/dev/null | LC_ALL=C sort -z |
+	    xargs -0 sha256sum | sha256sum | cut -c1-12)
+fi
 
 # buildrump.sh's tools step (the NetBSD host tools, compiler wrappers,
 # mk.conf) runs when this configuration was not built here before.
@@ -319,7 +329,8 @@ if [ $rc -ne 0 ] || [ ! -f "$inst/lib/librumpfs_ffs.so" ] ||
 	exit 1
 fi
 printf '%s\n' "$conf" >"$obj/.rump-kbuild.conf"
-printf 'src=%s\ncommit=%s\ndirty=%s\npatches=%s\n' "$src" "$commit" "$dirty" \
-    "$names" >"$inst/ubcreplay-build" || die "cannot write '$inst/ubcreplay-build'"
+printf 'src=%s\ncommit=%s\ndirty=%s\nsources=%s\npatches=%s\n' "$src" "$commit" \
+    "$dirty" "$sources" "$names" >"$inst/ubcreplay-build" ||
+    die "cannot write '$inst/ubcreplay-build'"
 echo "$me: built in ${secs}s" >&2
 echo "$inst"

@@ -116,6 +116,7 @@ struct job_opts {
 	const char *image;
 	const char *mount_opts;
 	const char *rump_dir;
+	uint64_t rump_mem_bytes; /* its kernels' memory ceiling, or 0 */
 	int attrib; /* split the exact view's transfers by what they held */
 };
 
@@ -151,8 +152,9 @@ struct job {
 	char warning[1024];
 	int kept; /* its run directory was kept (--keep), at j->where */
 	/*
-	 * The run failed in the target's own kernel (a NetBSD panic): the
-	 * next run, in a fresh kernel, may go on.
+	 * The run failed in the target's own kernel, which died (a NetBSD
+	 * panic, a signal): the run directory went with it, so no sync or
+	 * removal follows, and the next run, in a fresh kernel, may go on.
 	 */
 	int go_on;
 	/* What the target adds to the result (the NetBSD build), or NULL. */

@@ -167,6 +167,8 @@ job_run(struct job *j, int idx, struct run_result *run)
 		goto cleanup;
 	p = &run->phase[run->nphase - 1];
 	what = p->failed ? p->error : NULL;
+	if (j->go_on)
+		goto died;
 	/* Someone else's doing explains the workload's failure best. */
 	if (j->tops->check(j, err, sizeof(err)) == -1)
 		what = err;
@@ -176,6 +178,8 @@ job_run(struct job *j, int idx, struct run_result *run)
 			goto cleanup;
 		p = &run->phase[run->nphase - 1];
 		what = p->failed ? p->error : NULL;
+		if (j->go_on)
+			goto died;
 	}
 	/* What the blocks hold, read while every file is still there. */
 	if (what == NULL && job_attrib_read(j, run, err, sizeof(err)) == -1)
@@ -187,6 +191,10 @@ job_run(struct job *j, int idx, struct run_result *run)
 		        sizeof(err)) == -1)
 			goto cleanup;
 		p = &run->phase[run->nphase - 1];
+		if (j->go_on) {
+			what = p->error;
+			goto died;
+		}
 		if (p->failed)
 			snprintf(j->warning, sizeof(j->warning),
 			    "run directory '%s' left behind: %s", j->rundir,
@@ -202,6 +210,17 @@ job_run(struct job *j, int idx, struct run_result *run)
 	}
 	run->status = "ok";
 	return 0;
+
+	/*
+	 * The target's kernel died in a phase, which says how: the run
+	 * directory was in it, and the target's end says what is left.
+	 */
+died:
+	j->kept = j->o->keep;
+	job_attrib_end(j, run);
+	j->tops->end(j, 0);
+	snprintf(run->error, sizeof(run->error), "%s", what);
+	return -1;
 
 cleanup:
 	job_attrib_end(j, run);

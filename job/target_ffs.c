@@ -20,15 +20,22 @@
  * block device is used in place: a run killed by a signal or a panic then
  * leaves it as a crash would.
  *
- * Before the first run, a kernel mounts the image (a copy) and unmounts it
- * once, so that an image NetBSD cannot mount is refused before anything is
- * measured.
+ * Before the first run, a kernel mounts the image (a copy), makes
+ * directories and writes files there, removes them and unmounts, so that
+ * an image NetBSD cannot mount, or whose damage those first steps meet, is
+ * refused before anything is measured, with what the kernel's console said.
+ *
+ * A kernel's memory has a ceiling (rumpk_limit): the trial's is small, the
+ * runs' is --rump-mem. A kernel that dies (a panic, a signal, the ceiling)
+ * ends its run, said as it died, and the next run boots a fresh one.
  */
 #include <sys/resource.h>
+#include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,6 +58,28 @@
 
 #define MNT "/mnt"
 
+/*
+ * The kernel's memory ceiling: the trial's (--rump-mem's when smaller),
+ * and the runs' least default, which is half the machine's memory. Without
+ * RUMP_MEMLIMIT a rump kernel keeps the pages it wrote: 120 MB of files
+ * took it past 64 MiB, not past 128 MiB.
+ */
+#define MEM_TRIAL_BYTES ((uint64_t)512 << 20)
+#define MEM_MIN_BYTES   ((uint64_t)1 << 30)
+
+/*
+ * The trial's files: each past 12 direct blocks of 64 KiB, FFS's largest,
+ * into an indirect block.
+ */
+#define TRIAL_FILES      4
+#define TRIAL_FILE_BYTES ((size_t)1 << 20)
+
+/*
+ * The trial's time: it takes well under a second, but damage can make the
+ * kernel loop (wapbl_discard, with a damaged journal, at the mount).
+ */
+#define TRIAL_SECONDS 30
+
 /* What the parent asks: fn(arg) as a phase; fn NULL ends the kernel. */
 struct ask {
 	replay_fn fn;
@@ -71,8 +100,10 @@ struct ffs {
 	char rump[PATH_MAX];
 	int flags;
 	struct rumpshm *shm;
-	uint64_t gen; /* kernels booted */
-	pid_t pid;    /* the run's kernel, or 0 */
+	uint64_t mem_bytes;  /* the runs' kernels' memory ceiling */
+	int64_t deadline_ns; /* the trial's kernel is killed then, or 0 */
+	uint64_t gen;        /* kernels booted */
+	pid_t pid;           /* the run's kernel, or 0 */
 	int ask, answer;
 };
 
@@ -145,8 +176,79 @@ ask(struct ffs *f, replay_fn fn, void *arg)
 }
 
 /*
- * The kernel's process: boots, mounts, makes rundir (when not NULL), says
- * so, then does what it is asked until asked to end.
+ * The trial's steps after its mount: what a run's first steps do, on a
+ * small scale. A directory, and in it directories (which FFS spreads over
+ * its cylinder groups) each with a file written past the direct blocks of
+ * the largest block size (64 KiB, 12 of them) into an indirect block,
+ * synced; then all removed. Damage a run would meet first (cylinder groups
+ * that fail their check, a superblock whose summary or geometry is wrong,
+ * as a damaged fs_nindir often is) then refuses the image. A file system
+ * too full for the files is not damaged: their writes stop short.
+ */
+static int
+trial(const struct ffs *f, char *err, size_t errlen)
+{
+	static char buf[100000]; /* writes that straddle blocks */
+	char top[64], dir[80], file[96];
+	const char *what = "make a directory";
+	int fd = -1, i;
+
+	snprintf(
+	    top, sizeof(top), "%s/ubcreplay-trial.%ld", MNT, (long)getpid());
+	memset(buf, 0x5a, sizeof(buf));
+	if (rumpk_mkdir(top, 0755) == -1)
+		goto fail;
+	for (i = 0; i < TRIAL_FILES; i++) {
+		snprintf(dir, sizeof(dir), "%s/d%d", top, i);
+		snprintf(file, sizeof(file), "%s/f", dir);
+		what = "make a directory";
+		if (rumpk_mkdir(dir, 0755) == -1)
+			goto fail;
+		what = "create a file";
+		fd = rumpk_open(
+		    file, RUMPK_O_WRONLY | RUMPK_O_CREAT | RUMPK_O_EXCL, 0644);
+		if (fd == -1)
+			goto fail;
+		what = "write a file";
+		/* A write cut short says why at the next one. */
+		for (size_t done = 0; done < TRIAL_FILE_BYTES;) {
+			ssize_t n = rumpk_write(fd, buf, sizeof(buf));
+
+			if (n == -1 && errno == ENOSPC)
+				break;
+			if (n <= 0)
+				goto fail;
+			done += (size_t)n;
+		}
+		what = "sync a file";
+		if (rumpk_fsync(fd) == -1 && errno != ENOSPC)
+			goto fail;
+		rumpk_close(fd);
+		fd = -1;
+	}
+	what = "remove a file";
+	while (i-- > 0) {
+		snprintf(dir, sizeof(dir), "%s/d%d", top, i);
+		snprintf(file, sizeof(file), "%s/f", dir);
+		if (rumpk_unlink(file) == -1 || rumpk_rmdir(dir) == -1)
+			goto fail;
+	}
+	if (rumpk_rmdir(top) == -1)
+		goto fail;
+	rumpk_sync_wait();
+	return 0;
+fail:
+	snprintf(err, errlen,
+	    "image '%s': NetBSD mounts it but cannot %s in it: %s", f->user,
+	    what, strerror(errno));
+	if (fd != -1)
+		rumpk_close(fd);
+	return -1;
+}
+
+/*
+ * The kernel's process: boots, mounts, makes rundir (NULL: the trial's
+ * steps instead), says so, then does what it is asked until asked to end.
  */
 static void
 serve(struct ffs *f, const char *rundir, int64_t interval_ns)
@@ -156,6 +258,20 @@ serve(struct ffs *f, const char *rundir, int64_t interval_ns)
 	int fd;
 
 	stop_default();
+	/*
+	 * A crash in the kernel's code is the image's doing: the process
+	 * dies of its signal, which the parent reports. A sanitizer's
+	 * handlers, inherited from ubcreplay, would report it as ubcreplay's
+	 * own crash and exit instead.
+	 */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
+	rumpk_limit(rundir != NULL || f->mem_bytes < MEM_TRIAL_BYTES
+	        ? f->mem_bytes
+	        : MEM_TRIAL_BYTES);
 	/*
 	 * A panic aborts this process: no core file is left behind, and
 	 * librumpuser's "halted" does not land in ubcreplay's output.
@@ -176,6 +292,9 @@ serve(struct ffs *f, const char *rundir, int64_t interval_ns)
 			snprintf(a.rep.error, sizeof(a.rep.error),
 			    "cannot make the run directory '%s' in '%s': %s",
 			    rundir + strlen(MNT) + 1, f->user, strerror(errno));
+		else if (rundir == NULL &&
+		    trial(f, a.rep.error, sizeof(a.rep.error)) == -1)
+			;
 		else
 			a.rep.failed = 0;
 		/* The counters the run starts from hold the mount's. */
@@ -211,27 +330,77 @@ serve(struct ffs *f, const char *rundir, int64_t interval_ns)
 	_exit(a.rep.failed);
 }
 
-/* Why the kernel's process ended without an answer. */
+/*
+ * The console's last lines (at most 3, the last one last) joined by " | ",
+ * into buf; "" when it said nothing. What a damaged image makes the kernel
+ * print is the image's: control characters become '?'.
+ */
+static void
+console_tail(const struct ffs *f, char *buf, size_t len)
+{
+	char con[RUMPSHM_CONSOLE + 1], *p, *start;
+	size_t o = 0;
+	int lines = 0;
+
+	rumpshm_console_get(f->shm, con, sizeof(con));
+	p = con + strlen(con);
+	while (p > con && (p[-1] == '\n' || p[-1] == '\r' || p[-1] == ' '))
+		*--p = '\0';
+	for (start = p; start > con && lines < 3; start--)
+		if (start[-1] == '\n' && ++lines == 3)
+			break;
+	for (*buf = '\0'; *start != '\0' && o + 4 < len; start++) {
+		unsigned char c = (unsigned char)*start;
+
+		if (c == '\n') {
+			if (o > 0 && (o < 3 || strcmp(buf + o - 3, " | ") != 0))
+				o += (size_t)snprintf(buf + o, len - o, " | ");
+			continue;
+		}
+		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		buf[o] = '\0';
+	}
+}
+
+/*
+ * Why the kernel's process ended without an answer: its own reason (the
+ * memory ceiling), NetBSD's panic, or the signal that killed it (the
+ * libraries are built without DIAGNOSTIC: much damage ends in SIGSEGV
+ * rather than a panic) or its exit, each with the console's last lines.
+ * The run ends with it; the next one boots a fresh kernel.
+ */
 static void
 died(struct job *j, struct ffs *f, int status, char *err, size_t errlen)
 {
-	char con[RUMPSHM_CONSOLE + 1], *p, *nl;
+	char con[RUMPSHM_CONSOLE + 1], tail[600], *p, *nl;
 
 	rumpshm_console_get(f->shm, con, sizeof(con));
-	if ((p = strstr(con, "panic: ")) != NULL) {
-		p += strlen("panic: ");
+	console_tail(f, tail, sizeof(tail));
+	j->go_on = 1;
+	if ((p = strstr(con, RUMPK_OOM)) != NULL ||
+	    (p = strstr(con, "panic: ")) != NULL) {
+		int oom = strncmp(p, RUMPK_OOM, strlen(RUMPK_OOM)) == 0;
+
+		p += strlen(oom ? RUMPK_OOM : "panic: ");
 		if ((nl = strchr(p, '\n')) != NULL)
 			*nl = '\0';
-		snprintf(err, errlen, "the NetBSD kernel panicked: %s", p);
-		j->go_on = 1;
+		for (nl = p; *nl != '\0'; nl++)
+			if ((unsigned char)*nl < 0x20 || *nl == 0x7f)
+				*nl = '?';
+		snprintf(err, errlen, "the NetBSD kernel %s: %s%s",
+		    oom ? "ran out of memory" : "panicked", p,
+		    oom ? " (--rump-mem raises the limit)" : "");
 	} else if (WIFSIGNALED(status))
 		snprintf(err, errlen,
-		    "the NetBSD kernel's process was killed by signal %d",
-		    WTERMSIG(status));
+		    "the NetBSD kernel's process was killed by signal %d "
+		    "(%s)%s%s",
+		    WTERMSIG(status), strsignal(WTERMSIG(status)),
+		    *tail ? "; its console's last lines: " : "", tail);
 	else
 		snprintf(err, errlen,
-		    "the NetBSD kernel's process exited with status %d",
-		    WEXITSTATUS(status));
+		    "the NetBSD kernel's process exited with status %d%s%s",
+		    WEXITSTATUS(status),
+		    *tail ? "; its console's last lines: " : "", tail);
 }
 
 static void
@@ -259,13 +428,15 @@ tick(struct job *j, char *err, size_t errlen)
 /*
  * Waits for the kernel's answer, the probe ticking meanwhile (it also
  * drains the transfers the kernel shares). 1 with the answer, 0 when the
- * process died first (err says why), -1 on a stop or a failed tick.
+ * process died first or was killed at the deadline (err says why), -1 on
+ * a stop or a failed tick.
  */
 static int
 await(struct job *j, struct answer *a, char *err, size_t errlen)
 {
 	struct ffs *f = j->tpriv;
 	int64_t next = clock_now_ns() + j->o->interval_ns;
+	char tail[600];
 	size_t got = 0;
 	int status;
 
@@ -285,6 +456,8 @@ await(struct job *j, struct answer *a, char *err, size_t errlen)
 			    stop_signal());
 			goto kill;
 		}
+		if (f->deadline_ns != 0 && now >= f->deadline_ns)
+			goto late;
 		if (poll(&pf, 1, (int)((next - now + 999999) / 1000000)) <= 0)
 			continue;
 		n = read(f->answer, (char *)a + got, sizeof(*a) - got);
@@ -298,38 +471,103 @@ await(struct job *j, struct answer *a, char *err, size_t errlen)
 	reap(f, &status);
 	died(j, f, status, err, errlen);
 	return 0;
+late:
+	kill(f->pid, SIGKILL);
+	reap(f, NULL);
+	console_tail(f, tail, sizeof(tail));
+	snprintf(err, errlen,
+	    "the NetBSD kernel had not finished after %d s, and was killed%s%s",
+	    TRIAL_SECONDS, *tail ? "; its console's last lines: " : "", tail);
+	j->go_on = 1;
+	return 0;
 kill:
 	kill(f->pid, SIGKILL);
 	reap(f, NULL);
 	return -1;
 }
 
-/* The image for the next kernel: a fresh copy of the user's file. */
+static uint64_t
+mem_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t half =
+	    pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+
+	return half > MEM_MIN_BYTES ? half : MEM_MIN_BYTES;
+}
+
+static const char *
+tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && *tmp != '\0' ? tmp : "/tmp";
+}
+
+/*
+ * The copies a job killed outright (SIGKILL, the machine's OOM killer)
+ * left in TMPDIR: named after a process that is gone. A copy kept with
+ * --keep is named apart, and stays.
+ */
+static void
+sweep(void)
+{
+	DIR *d = opendir(tmpdir());
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		int run, end = 0;
+
+		if (sscanf(e->d_name, "ubcreplay-ffs.%ld.%d.img%n", &pid, &run,
+		        &end) == 2 &&
+		    end > 0 && e->d_name[end] == '\0' && pid > 0 &&
+		    pid != (long)getpid() && kill((pid_t)pid, 0) == -1 &&
+		    errno == ESRCH)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/*
+ * The image for the next kernel: a fresh copy of the user's file, named
+ * after this process (and the run: 0 for the trial) until it is removed.
+ */
 static int
 fresh(struct job *j, char *err, size_t errlen)
 {
 	struct ffs *f = j->tpriv;
-	const char *tmp = getenv("TMPDIR");
 
 	if (!f->copies)
 		return 0;
 	snprintf(f->image, sizeof(f->image), "%s/ubcreplay-ffs.%ld.%d.img",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp", (long)getpid(), j->run);
+	    tmpdir(), (long)getpid(), j->run);
 	f->kept = 0;
 	return replay_copy_sparse(f->user, f->image, err, errlen);
 }
 
-/* The copy let go: removed, unless --keep keeps it. */
+/*
+ * The copy let go: removed, unless --keep keeps it, under a name of its
+ * own (".kept.img": no later job takes it for a stale one).
+ */
 static void
 drop(struct job *j, int keep)
 {
 	struct ffs *f = j->tpriv;
+	char kept[PATH_MAX];
 
 	if (!f->copies || f->image[0] == '\0')
 		return;
-	if (keep)
+	if (keep) {
 		f->kept = 1;
-	else
+		snprintf(kept, sizeof(kept), "%.*s.kept.img",
+		    (int)(strlen(f->image) - strlen(".img")), f->image);
+		if (rename(f->image, kept) == 0)
+			snprintf(j->where, sizeof(j->where), "%s:%s", kept,
+			    j->rundir + strlen(MNT));
+	} else
 		unlink(f->image);
 	f->image[0] = '\0';
 }
@@ -341,6 +579,8 @@ boot(struct job *j, const char *rundir, char *err, size_t errlen)
 	struct ffs *f = j->tpriv;
 	int ask[2], answer[2];
 	struct answer a;
+	char tail[600];
+	pid_t parent;
 	int r;
 
 	/* The asks go over a socket (full_write's sock). */
@@ -353,6 +593,7 @@ boot(struct job *j, const char *rundir, char *err, size_t errlen)
 	f->gen++;
 	rumpshm_console_clear(f->shm);
 	fflush(NULL);
+	parent = getpid();
 	if ((f->pid = fork()) == -1) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		f->pid = 0;
@@ -361,6 +602,9 @@ boot(struct job *j, const char *rundir, char *err, size_t errlen)
 		return -1;
 	}
 	if (f->pid == 0) {
+		/* A kernel outlives no ubcreplay, even one killed outright. */
+		if (replay_die_with(parent) == -1)
+			_exit(1);
 		close(ask[1]);
 		close(answer[0]);
 		f->ask = ask[0];
@@ -374,7 +618,10 @@ boot(struct job *j, const char *rundir, char *err, size_t errlen)
 	if ((r = await(j, &a, err, errlen)) != 1)
 		return -1;
 	if (a.rep.failed) {
-		snprintf(err, errlen, "%s", a.rep.error);
+		/* The kernel says why, often better than the errno. */
+		console_tail(f, tail, sizeof(tail));
+		snprintf(err, errlen, "%s%s%s", a.rep.error,
+		    *tail ? "; the NetBSD kernel's console: " : "", tail);
 		reap(f, NULL);
 		return -1;
 	}
@@ -388,14 +635,19 @@ halt(struct job *j)
 	struct ffs *f = j->tpriv;
 	struct answer a;
 	char err[768];
+	int r = -1;
 
 	if (f->pid == 0)
 		return;
-	if (ask(f, NULL, NULL) == 0 && await(j, &a, err, sizeof(err)) == 1) {
+	if (ask(f, NULL, NULL) == 0 &&
+	    (r = await(j, &a, err, sizeof(err))) == 1) {
 		if (a.rep.failed)
 			snprintf(
 			    j->warning, sizeof(j->warning), "%s", a.rep.error);
 		reap(f, NULL);
+	} else if (r == 0) {
+		/* It died unmounting: said, as a failed unmount is. */
+		snprintf(j->warning, sizeof(j->warning), "%s", err);
 	} else if (f->pid != 0) {
 		kill(f->pid, SIGKILL);
 		reap(f, NULL);
@@ -403,27 +655,49 @@ halt(struct job *j)
 	tick(j, err, sizeof(err));
 }
 
-/* What the result says of the kernel: the build, what is real. */
 /*
  * The tree the kernel was built from and its commit, as a label says a
- * kernel tree's: "src-netbsd@1a2b3c4", "-dirty" when it had changes.
+ * kernel tree's: "src-netbsd@1a2b3c4", "-dirty" when it had changes. A
+ * tree without a commit, or with changes, adds the hash of its sources
+ * (rump-kbuild.sh's "sources"): "src-netbsd#d67b57ea0a00". A build made
+ * before that was recorded names its build directory instead.
  */
 static void
-tree_label(json_t *build, char *buf, size_t len)
+tree_label(json_t *build, const char *rump, char *buf, size_t len)
 {
 	const char *src = json_string_value(json_object_get(build, "src"));
 	const char *commit =
 	    json_string_value(json_object_get(build, "commit"));
 	const char *dirty = json_string_value(json_object_get(build, "dirty"));
+	const char *sources =
+	    json_string_value(json_object_get(build, "sources"));
 	const char *base = src != NULL ? strrchr(src, '/') : NULL;
+	int changed = dirty != NULL && strcmp(dirty, "1") == 0;
+	char dir[PATH_MAX], *slash;
+	size_t o;
 
 	if (src == NULL) {
 		*buf = '\0';
 		return;
 	}
-	snprintf(buf, len, "%s%s%s%s", base != NULL ? base + 1 : src,
-	    commit != NULL && *commit ? "@" : "", commit ? commit : "",
-	    dirty != NULL && strcmp(dirty, "1") == 0 ? "-dirty" : "");
+	o = (size_t)snprintf(buf, len, "%s%s%s%s",
+	    base != NULL ? base + 1 : src, commit != NULL && *commit ? "@" : "",
+	    commit ? commit : "", changed ? "-dirty" : "");
+	if (o >= len || (commit != NULL && *commit && !changed))
+		return;
+	if (sources != NULL && *sources != '\0') {
+		snprintf(buf + o, len - o, "#%s", sources);
+		return;
+	}
+	/* The build directory: what holds rump/, by its name. */
+	snprintf(dir, sizeof(dir), "%s", rump);
+	while ((slash = strrchr(dir, '/')) != NULL && slash[1] == '\0')
+		*slash = '\0';
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if ((slash = strrchr(dir, '/')) != NULL && slash[1] != '\0')
+			snprintf(buf + o, len - o, " (built in %s)", slash + 1);
+	}
 }
 
 static json_t *
@@ -446,7 +720,7 @@ netbsd_json(struct job *j, const struct ffs *f)
 		}
 		fclose(fp);
 	}
-	tree_label(build, j->label, sizeof(j->label));
+	tree_label(build, f->rump, j->label, sizeof(j->label));
 	return json_pack("{s:s,s:s,s:b,s:s,s:s,s:o,s:s,s:s}", "kernel",
 	    "NetBSD rump kernel", "image", f->user, "image_copied", f->copies,
 	    "mount_options", j->o->mount_opts ? j->o->mount_opts : "rw", "rump",
@@ -456,7 +730,8 @@ netbsd_json(struct job *j, const struct ffs *f)
 	    "not_real",
 	    "UVM's page daemon and UBC windows are the rump kernel's small "
 	    "versions; its memory is not limited unless RUMP_MEMLIMIT says "
-	    "so; user time is the workload's and the kernel's together");
+	    "so (past --rump-mem its process is ended); user time is the "
+	    "workload's and the kernel's together");
 }
 
 static int
@@ -508,17 +783,31 @@ ffs_open(struct job *j, char *err, size_t errlen)
 	t->dev[0].major = PROBE_NETBSD_MAJOR;
 	t->dev[0].role = "fs";
 	j->t = t;
-	/* The trial mount: an image NetBSD cannot mount goes no further. */
+	f->mem_bytes =
+	    j->o->rump_mem_bytes != 0 ? j->o->rump_mem_bytes : mem_default();
+	/*
+	 * The trial mount: an image NetBSD cannot mount, or one whose
+	 * damage its steps meet, goes no further; nor does one whose kernel
+	 * dies trying.
+	 */
+	if (f->copies)
+		sweep();
 	if (fresh(j, err, errlen) == -1)
 		return -1;
-	if (boot(j, NULL, err, errlen) == -1) {
-		drop(j, 0);
-		return -1;
-	}
-	halt(j);
+	f->deadline_ns = clock_now_ns() + (int64_t)TRIAL_SECONDS * 1000000000;
+	if (boot(j, NULL, j->warning, sizeof(j->warning)) == 0)
+		halt(j);
+	f->deadline_ns = 0;
 	drop(j, 0);
 	if (j->warning[0] != '\0') {
-		snprintf(err, errlen, "%s", j->warning);
+		if (strncmp(j->warning, "image '", strlen("image '")) == 0)
+			snprintf(err, errlen, "%s", j->warning);
+		else
+			snprintf(err, errlen,
+			    "image '%s': the trial mount before the first run "
+			    "failed: %s",
+			    f->user, j->warning);
+		j->warning[0] = '\0';
 		return -1;
 	}
 	j->netbsd = netbsd_json(j, f);
@@ -617,6 +906,10 @@ ffs_check(struct job *j, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The run's end. done 0 with no kernel: it died, and its run's phase said
+ * how; its copy goes, and a block device keeps the run directory, said.
+ */
 static void
 ffs_end(struct job *j, int done)
 {

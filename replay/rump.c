@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -344,6 +345,65 @@ rumpk_sync_wait(void)
 	}
 }
 
+/*
+ * The kernel's memory: librumpuser's allocation hypercalls, done here
+ * under a ceiling (rumpk_limit). The rump kernel waits for its page
+ * daemon whenever an allocation fails, forever when nothing can be freed,
+ * and a damaged superblock can ask for gigabytes (fs_ncg sizes arrays the
+ * mount fills in): past the ceiling the process says why on the console
+ * and aborts, which its parent reports as it reports a panic.
+ */
+static uint64_t mem_limit_bytes;
+static _Atomic uint64_t mem_used_bytes;
+
+void
+rumpk_limit(uint64_t bytes)
+{
+	mem_limit_bytes = bytes;
+}
+
+static void
+console_say(const char *msg)
+{
+	for (const char *p = msg; shm != NULL && *p != '\0'; p++)
+		rumpshm_console_put(shm, *p);
+}
+
+int rumpuser_malloc(size_t howmuch, int alignment, void **memp);
+int
+rumpuser_malloc(size_t howmuch, int alignment, void **memp)
+{
+	uint64_t used = atomic_fetch_add(&mem_used_bytes, howmuch) + howmuch;
+	char msg[256];
+	int rv = 0;
+
+	*memp = NULL;
+	if (mem_limit_bytes != 0 && used > mem_limit_bytes)
+		rv = ENOMEM;
+	else if ((rv = posix_memalign(memp,
+	              alignment > 0 ? (size_t)alignment : sizeof(void *),
+	              howmuch)) == 0)
+		return 0;
+	snprintf(msg, sizeof(msg),
+	    "\n" RUMPK_OOM "the kernel asked for %zu bytes with %" PRIu64
+	    " in use, %s %" PRIu64 " MiB\n",
+	    howmuch, used - howmuch,
+	    rv == ENOMEM && mem_limit_bytes != 0 && used > mem_limit_bytes
+	        ? "over its limit of"
+	        : "and the host refused them; its limit is",
+	    mem_limit_bytes >> 20);
+	console_say(msg);
+	abort();
+}
+
+void rumpuser_free(void *mem, size_t len);
+void
+rumpuser_free(void *mem, size_t len)
+{
+	atomic_fetch_sub(&mem_used_bytes, len);
+	free(mem);
+}
+
 /* The kernel's console: kept for a panic's message, not printed. */
 void rumpuser_putchar(int c);
 void
@@ -426,13 +486,25 @@ rumpk_mount(const char *image, const char *name, int flags, const char *mnt,
 		return -1;
 	}
 	if (k.mount("ffs", mnt, flags, &args, sizeof(args)) == -1) {
+		char con[RUMPSHM_CONSOLE + 1];
+
+		/*
+		 * WAPBL needs the superblock's newer layout (FFSv2's, and
+		 * FFSv1's as newfs has written it since NetBSD 2.0): the
+		 * kernel says "superblock in old format" when that is why.
+		 */
 		e = host_errno(errno);
+		rumpshm_console_get(shm, con, sizeof(con));
 		snprintf(err, errlen,
 		    "image '%s': NetBSD cannot mount it as FFS: %s%s", name,
 		    strerror(e),
-		    e == EINVAL ? " (not an FFS image, or a damaged one; "
-		                  "-O log needs FFSv2)"
-		                : "");
+		    (flags & RUMPK_MNT_LOG) &&
+		            strstr(con, "superblock in old format") != NULL
+		        ? " (-O log needs a superblock in the newer layout, "
+		          "FFSv2's or a newer FFSv1's; this one is FFSv1's "
+		          "old one)"
+		        : e == EINVAL ? " (not an FFS image, or a damaged one)"
+		                      : "");
 		return -1;
 	}
 	/* Sampled from now on: before the mount there is no disk. */

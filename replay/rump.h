@@ -68,6 +68,14 @@ int rumpk_mount_flags(const char *opts, int *flags, char *err, size_t errlen);
  */
 int rumpk_check(const char *dir, char *err, size_t errlen);
 
+/*
+ * The kernel's memory ceiling, in bytes (0: none), before it boots. An
+ * allocation past it, or one the host refuses, ends the process (SIGABRT)
+ * with a line on the console that starts with RUMPK_OOM and says so.
+ */
+void rumpk_limit(uint64_t bytes);
+#define RUMPK_OOM "ubcreplay: out of memory: "
+
 int rumpk_load(const char *dir, char *err, size_t errlen);
 /*
  * Boots the kernel, its transfers and console into shm. Once the image is

@@ -134,11 +134,13 @@ ffs_body()
 	atf_check -s exit:0 -o ignore -e ignore env TMPDIR="$PWD/tmp" \
 	    strace -f -y -e trace=pwrite64 -o st.txt "$ubc" --rump "$rump" \
 	    -q -O log --keep -n 1 -o run.json held.tar.gz ffs:ffs.img
-	set -- tmp/ubcreplay-ffs.*.1.img
+	set -- tmp/ubcreplay-ffs.*.1.kept.img
 	[ -f "$1" ] || atf_fail "--keep kept no copy of run 1's image in tmp/"
 	atf_check -s exit:0 -o match:"add up" python3 "$check" sums run.json
 	atf_check -s exit:0 -o save:layout.txt "$ubc" layout "ffs:$1"
-	atf_check -s exit:0 -o save:writes.txt python3 "$check" writes st.txt "$1"
+	# The kernel wrote it under its name in the run; --keep renamed it.
+	atf_check -s exit:0 -o save:writes.txt \
+	    python3 "$check" writes st.txt "${1%.kept.img}.img"
 	seed=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 	echo "sampling with seed $seed"
 	atf_check -s exit:0 -o save:sample.txt \

@@ -57,6 +57,25 @@ plain_pass_only()
 	! asan_build || atf_skip "run by the plain pass only (ubcreplay is built with ASan): $1"
 }
 
+# The processes of ubcreplay working in the test's directory (a job and
+# its NetBSD kernels' processes), by pid: other tests' are not this one's.
+ubc_here()
+{
+	for _p in $(pgrep -x ubcreplay); do
+		[ "$(readlink "/proc/$_p/cwd" 2>/dev/null)" = "$PWD" ] && echo "$_p"
+	done
+}
+
+# No process of ubcreplay left running from this test: killed, and failed.
+no_ubc_left()
+{
+	_left=$(ubc_here)
+	if [ -n "$_left" ]; then
+		kill -9 $_left 2>/dev/null
+		atf_fail "a process of ubcreplay was left running: $_left"
+	fi
+}
+
 # Skips unless a command exists.
 require_prog()
 {
