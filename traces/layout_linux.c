@@ -67,7 +67,6 @@ struct walk {
 	/* xfs with reverse mapping: the directories' inode numbers */
 	uint64_t *dirs;
 	size_t ndirs, capdirs;
-	char err[256];
 };
 
 static int
@@ -544,7 +543,7 @@ layout_read_dir(
 	struct walk w = {.l = l};
 	struct owned *own = NULL;
 	size_t nown = 0;
-	int fd, rmap = 0, ext, r = -1;
+	int fd, rmap = 0, ext, r = -1, hidden_lost = 0;
 	char why[256] = "", node[64];
 	const char *fs = t->fstype;
 
@@ -599,14 +598,17 @@ layout_read_dir(
 		if (strcmp(t->dev[i].role, "fs") != 0)
 			continue;
 		snprintf(node, sizeof(node), "/dev/%s", t->dev[i].name);
-		if (ext_hidden(node, l, why, sizeof(why)) == -1)
+		if (ext_hidden(node, l, why, sizeof(why)) == -1) {
+			hidden_lost = 1;
 			break;
+		}
 	}
 	/*
 	 * "In use, not a file's data" means the map class only when the walk
-	 * saw every file.
+	 * saw every file and the hidden inodes were read.
 	 */
-	for (size_t i = 0; (w.capped || w.unmapped) && i < l->n; i++)
+	for (size_t i = 0; (w.capped || w.unmapped || hidden_lost) && i < l->n;
+	     i++)
 		if (l->ext[i].rank == RANK_USED && l->ext[i].cls == LAYOUT_MAP)
 			l->ext[i].cls = LAYOUT_UNKNOWN;
 	if (layout_finish(l) == -1) {
