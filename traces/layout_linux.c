@@ -522,10 +522,13 @@ out:
 static int
 add_owned(struct walk *w, const struct owned *own, size_t nown)
 {
+	if (nown == 0)
+		return 0; /* no reverse map: FIEMAP told the files */
 	qsort(w->dirs, w->ndirs, sizeof(*w->dirs), by_u64);
 	for (size_t i = 0; i < nown; i++) {
-		int dir = bsearch(&own[i].ino, w->dirs, w->ndirs,
-		              sizeof(*w->dirs), by_u64) != NULL;
+		int dir = w->ndirs > 0 &&
+		    bsearch(&own[i].ino, w->dirs, w->ndirs, sizeof(*w->dirs),
+		        by_u64) != NULL;
 
 		if (layout_add(w->l, own[i].off, own[i].len,
 		        dir ? LAYOUT_DIR : LAYOUT_DATA, RANK_OWNED) == -1)
