@@ -21,7 +21,7 @@
 struct classes {
 	uint64_t ops[LAYOUT_NCLASS], bytes[LAYOUT_NCLASS];
 	struct hist size[LAYOUT_NCLASS];
-	uint64_t mixed, total_ops, total_bytes;
+	uint64_t mixed;
 };
 
 /* The write side of one phase's attribution into c. */
@@ -38,8 +38,6 @@ add_phase(const json_t *a, struct classes *c)
 
 		c->ops[k] += (uint64_t)result_geti(x, "ops");
 		c->bytes[k] += (uint64_t)result_geti(x, "bytes");
-		c->total_ops += (uint64_t)result_geti(x, "ops");
-		c->total_bytes += (uint64_t)result_geti(x, "bytes");
 		result_hist_from_json(
 		    json_object_get(x, "size_hist"), "min_bytes", &h);
 		hist_merge(&c->size[k], &h);
@@ -86,6 +84,7 @@ report_attrib_text(const json_t *run, FILE *fp)
 	const json_t *phases = json_object_get(run, "phases"), *ph, *a;
 	const json_t *first = NULL;
 	struct classes c;
+	uint64_t ops = 0, bytes = 0;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
@@ -103,6 +102,10 @@ report_attrib_text(const json_t *run, FILE *fp)
 	}
 	if (first == NULL)
 		return;
+	for (int k = 0; k < LAYOUT_NCLASS; k++) {
+		ops += c.ops[k];
+		bytes += c.bytes[k];
+	}
 	fprintf(fp, "  what the writes are (%s; %s)\n",
 	    result_gets(first, "device"), result_gets(first, "layout"));
 	if (*result_gets(first, "note") != '\0')
@@ -114,9 +117,8 @@ report_attrib_text(const json_t *run, FILE *fp)
 			continue;
 		fprintf(fp,
 		    "    %-8s %12" PRIu64 " %6.1f%% %9.1f MB %6.1f%% %8.1f\n",
-		    layout_class_name(k), c.ops[k],
-		    share(c.ops[k], c.total_ops), (double)c.bytes[k] / 1e6,
-		    share(c.bytes[k], c.total_bytes),
+		    layout_class_name(k), c.ops[k], share(c.ops[k], ops),
+		    (double)c.bytes[k] / 1e6, share(c.bytes[k], bytes),
 		    c.ops[k] == 0 ? 0 : (double)c.bytes[k] / c.ops[k] / 1024);
 	}
 	if (c.mixed != 0)

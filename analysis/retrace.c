@@ -15,18 +15,6 @@
 #include "analysis.h"
 
 static void
-hist_of(const json_t *h, struct hist *out)
-{
-	const json_t *b;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	json_array_foreach (json_object_get(h, "buckets"), i, b)
-		out->count[hist_bucket((uint64_t)result_geti(
-		    b, "min_bytes"))] += (uint64_t)result_geti(b, "count");
-}
-
-static void
 target_of(const json_t *o, struct target *t, char (*role)[16])
 {
 	const json_t *d;
@@ -78,7 +66,8 @@ phase_of(const json_t *o, struct phase_result *p)
 	p->bytes = (uint64_t)result_geti(o, "bytes");
 	p->app_ops = (uint64_t)result_geti(app, "ops");
 	p->app_bytes = (uint64_t)result_geti(app, "bytes");
-	hist_of(json_object_get(app, "size_hist"), &p->app_size);
+	result_hist_from_json(
+	    json_object_get(app, "size_hist"), "min_bytes", &p->app_size);
 	p->app_unseen = app == NULL;
 	/* What the blocks held: the layout is not in the trace. */
 	p->attrib = result_attrib_from_json(json_object_get(o, "attribution"));

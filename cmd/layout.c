@@ -40,7 +40,6 @@ cmd_layout(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	what = argv[optind];
-	layout_init(&l, what);
 	if (strncmp(what, "ffs:", 4) == 0) {
 		if (ffs_image_layout_path(what + 4, &l, err, sizeof(err)) ==
 		    -1) {
