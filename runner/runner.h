@@ -251,8 +251,8 @@ int runner_doc_runs(const json_t *doc);
 int runner_local(struct runner *r, const size_t *idx, size_t n);
 /*
  * -n MIN..MAX: the cells idx booted again for the runs of each look, in
- * the matrix's order (A, B, A, B...: a change in the host's load falls on
- * both), until the gates are decided or the last look is judged; *v the
+ * rounds (A B, B A...: a change in the host's load falls on both), until
+ * the gates are decided or the last look is judged; *v the
  * last look's verdict. -1 when a cell failed or a signal came.
  */
 int runner_until_decided(
