@@ -85,6 +85,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -300,10 +301,16 @@ def identity(top, rump):
                  for n in names]
         files += [f for f in SOURCES if os.path.isfile(os.path.join(top, f))]
     h = hashlib.sha256()
+    ubc = os.path.join(top, "ubcreplay")
     for f in sorted(set(files)):
         path = os.path.join(top, f)
         if os.path.isfile(path):
             h.update(("%s %s\n" % (f, sha(path))).encode())
+            # The identity is the sources': the program must be theirs.
+            if f.endswith((".c", ".h")) and os.path.exists(ubc) and \
+                    os.path.getmtime(path) > os.path.getmtime(ubc):
+                raise SystemExit("%s is newer than ubcreplay: make it "
+                                 "first" % f)
     extra = [os.path.join(top, "build/.flags"),
              os.path.join(rump, "ubcreplay-build"),
              shutil.which("makefs") or "/nonexistent/makefs"]
@@ -467,6 +474,8 @@ def main():
     ap.add_argument("top")
     ap.add_argument("out", nargs="?")
     a = ap.parse_args()
+    # A stop waits for the jobs running, then removes the work (finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     top = os.path.abspath(a.top)
     ident = a.ident or identity(top, a.rump or RUMP_DEFAULT)
     a.identdir = os.path.join(a.ledger, ident)
