@@ -1,10 +1,11 @@
 /*
  * child.c - running one phase of a workload in a child and waiting for it.
  *
- * The child reports through a pipe: one write of struct replay_report just
- * before it exits. The parent polls that pipe with a timeout of one sampling
- * interval, so it wakes both to sample and, at once, when the child is done:
- * the pipe's end of file is the child's exit, and the elapsed time ends there.
+ * The child reports through a pipe: one struct replay_report (model/msgio.h)
+ * just before it exits. The parent polls that pipe with a timeout of one
+ * sampling interval, so it wakes both to sample and, at once, when the child is
+ * done: the pipe's end of file is the child's exit, and the elapsed time ends
+ * there.
  */
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "../model/clock.h"
+#include "../model/msgio.h"
 #include "../model/stop.h"
 #include "replay.h"
 
@@ -26,24 +28,14 @@ static void
 run_child(int fd, replay_fn fn, void *arg)
 {
 	struct replay_report rep;
-	const char *p = (const char *)&rep;
-	size_t left = sizeof(rep);
 
 	/* The child dies of the signals the parent catches. */
 	stop_default();
 
 	memset(&rep, 0, sizeof(rep));
 	fn(arg, &rep);
-	while (left > 0) {
-		ssize_t n = write(fd, p, left);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(2);
-		p += n;
-		left -= (size_t)n;
-	}
+	if (msgio_write(fd, &rep, sizeof(rep)) == -1)
+		_exit(2);
 	_exit(rep.failed ? 1 : 0);
 }
 
@@ -60,8 +52,8 @@ int
 replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
     void *ctx, struct replay_outcome *out, char *err, size_t errlen)
 {
-	char *buf = (char *)&out->report;
-	size_t got = 0;
+	struct msgio_in in;
+	enum msgio r = MSGIO_PART;
 	int64_t t0, next;
 	int pfd[2];
 	pid_t pid;
@@ -86,12 +78,12 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 		run_child(pfd[1], fn, arg);
 	}
 	close(pfd[1]);
+	msgio_in_init(&in, &out->report, sizeof(out->report));
 	next = t0 + interval_ns;
-	for (;;) {
+	while (r == MSGIO_PART) {
 		struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
 		int64_t now = clock_now_ns();
 		int timeout = -1, rv;
-		ssize_t n;
 
 		if (tick != NULL && interval_ns > 0) {
 			if (now >= next) {
@@ -113,17 +105,11 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 			    err, errlen, "cannot poll: %s", strerror(errno));
 			goto kill;
 		}
-		if (rv <= 0)
-			continue;
-		n = read(pfd[0], buf + got, sizeof(out->report) - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n > 0 && got + (size_t)n <= sizeof(out->report)) {
-			got += (size_t)n;
-			continue;
-		}
-		break; /* end of file: the child has exited */
+		if (rv > 0)
+			r = msgio_in_step(&in, pfd[0]);
 	}
+	/* The report comes just before the exit; without it the end of file
+	 * is the exit. Either ends the elapsed time. */
 	out->elapsed_ns = clock_now_ns() - t0;
 	close(pfd[0]);
 	if (reap(pid, out) == -1) {
@@ -140,7 +126,7 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 		    err, errlen, "interrupted by signal %d", stop_signal());
 		return -1;
 	}
-	if (got != sizeof(out->report)) {
+	if (r != MSGIO_WHOLE) {
 		memset(&out->report, 0, sizeof(out->report));
 		out->report.failed = 1;
 		if (WIFSIGNALED(out->status))
@@ -149,8 +135,10 @@ replay_child(replay_fn fn, void *arg, int64_t interval_ns, replay_tick_fn tick,
 			    WTERMSIG(out->status));
 		else
 			snprintf(out->report.error, sizeof(out->report.error),
-			    "the workload exited with status %d and no report",
-			    WEXITSTATUS(out->status));
+			    "the workload exited with status %d and %s",
+			    WEXITSTATUS(out->status),
+			    r == MSGIO_CUT ? "part of its report"
+			                   : "no report");
 	}
 	return 0;
 kill:

@@ -2,7 +2,8 @@
 # ffs_hostile_test.sh - the ffs:IMAGE target under damaged images and
 # crashes, one case for each of issue 43's reproducers: a kernel killed by a
 # signal, a superblock that asks for gigabytes, damage that mounts, a
-# kernel that dies mid-phase, ubcreplay killed outright, the "-O log" hint,
+# kernel that dies mid-phase, a superblock whose derived fields disagree
+# with its block size, ubcreplay killed outright, the "-O log" hint,
 # the labels of builds without a commit, an empty --rump. After each, no
 # process of ubcreplay and no image copy in TMPDIR.
 
@@ -20,13 +21,13 @@ require_rump()
 	export TMPDIR="$PWD/tmp"
 }
 
-# mkffs NAME SIZE [VERSION [INODES]]: an FFS image with room for the
-# archive.
+# mkffs NAME SIZE [VERSION [INODES [BSIZE]]]: an FFS image with room for
+# the archive, fragments of an eighth of a block.
 mkffs()
 {
 	mkdir -p empty
-	makefs -t ffs -o "version=${3:-2},bsize=16384,fsize=2048" -f "${4:-20000}" \
-	    -s "$2" "$1" empty >/dev/null || atf_fail "makefs failed"
+	makefs -t ffs -o "version=${3:-2},bsize=${5:-16384},fsize=$((${5:-16384} / 8))" \
+	    -f "${4:-20000}" -s "$2" "$1" empty >/dev/null || atf_fail "makefs failed"
 }
 
 # setsb IMAGE FIELD=VALUE...: superblock fields set, the superblock found
@@ -35,7 +36,8 @@ setsb()
 {
 	/usr/bin/python3 - "$@" <<'EOF' || atf_fail "setsb $*"
 import struct, sys
-off = {"ncg": (44, "<i"), "nindir": (116, "<i"), "cssize": (156, "<i"),
+off = {"ncg": (44, "<i"), "bmask": (72, "<i"), "fsbtodb": (100, "<i"),
+       "nindir": (116, "<i"), "cssize": (156, "<i"), "qbmask": (1336, "<q"),
        "fpg": (188, "<i"), "old_flags": (211, "<B"), "csaddr": (1096, "<q"),
        "contigsumsize": (1316, "<i")}
 with open(sys.argv[1], "r+b") as f:
@@ -172,29 +174,54 @@ memory_body()
 atf_test_case trial_damage
 trial_damage_head()
 {
-	atf_set descr "damage that mounts (fs_csaddr 0, fs_fpg 1, fs_cssize huge, fs_nindir 0) is refused before the first run, with the console's reason"
+	atf_set descr "damage that mounts (fs_csaddr 0, fs_fpg 1, fs_cssize huge) is refused before the first run, with the console's reason"
 }
 trial_damage_body()
 {
 	require_rump
-	# fs_nindir 0 fails the trial's files on this geometry; on some
-	# others it passes them and fails a later file of the run (EINVAL).
-	# What the kernel does with it is undefined (its log2 is -1, a shift
-	# count): under ASan's allocator the same image ran a whole job.
 	mkffs ok.img 64m 2 4000
-	nindir=nindir=0
-	! asan_build || nindir=
-	for f in csaddr=0 fpg=1 cssize=0x7fffffff $nindir; do
+	for f in csaddr=0 fpg=1 cssize=0x7fffffff; do
 		cp ok.img d.img
 		setsb d.img "$f"
 		case $f in
 		csaddr=*) want="cannot make a directory in it: No space left on device; the NetBSD kernel's console: .*out of inodes" ;;
 		fpg=*) want="cannot make a directory in it: No space left on device; the NetBSD kernel's console: .*file system full" ;;
 		cssize=*) want="ran out of memory" ;;
-		nindir=*) want="cannot write a file in it: Invalid argument" ;;
 		esac
 		echo "$f"
 		refused "$want" "$small" ffs:d.img
+	done
+}
+
+atf_test_case geometry
+geometry_head()
+{
+	atf_set descr "a superblock whose derived fields disagree with its block size (fs_nindir 0, fs_fsbtodb, fs_bmask, fs_qbmask) is refused before the trial, the field named, whatever the geometry"
+}
+geometry_body()
+{
+	require_rump
+	# fs_nindir 0, which NetBSD does not check, was a shift by -1 in its
+	# block mapping: on FFSv2 of 4 KiB blocks the whole job ran and
+	# exited 0, of 8 KiB run 1 failed "cannot write ...: Invalid
+	# argument", of 16 KiB the trial refused it, and on FFSv1 of 32 KiB
+	# the kernel's heap was overrun (glibc's "malloc(): invalid next
+	# size", SIGABRT in a run); under ASan a whole job ran.
+	for g in "2 4096" "2 8192" "2 16384" "1 8192" "1 32768"; do
+		set -- $g
+		mkffs g.img 64m "$1" 4000 "$2"
+		setsb g.img nindir=0
+		echo "FFSv$1, $2-byte blocks: fs_nindir 0"
+		refused "its superblock is damaged: fs_nindir 0 is not fs_bsize / $((4 * $1)) ($(($2 / 4 / $1)))" \
+		    "$small" ffs:g.img
+		refused "its superblock is damaged: fs_nindir 0" -O log "$small" ffs:g.img
+	done
+	mkffs ok.img 64m 2 4000
+	for f in fsbtodb=3 bmask=0xffffe000 qbmask=0x1fff; do
+		cp ok.img d.img
+		setsb d.img "$f"
+		echo "$f"
+		refused "its superblock is damaged: fs_${f%%=*} " "$small" ffs:d.img
 	done
 }
 
@@ -328,6 +355,7 @@ atf_init_test_cases()
 	atf_add_test_case signal_run
 	atf_add_test_case memory
 	atf_add_test_case trial_damage
+	atf_add_test_case geometry
 	atf_add_test_case trial_hang
 	atf_add_test_case parent_death
 	atf_add_test_case log_hint

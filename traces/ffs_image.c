@@ -46,6 +46,7 @@
 #define MAXFRAG          8
 #define SB_BYTES         1376 /* sizeof(struct fs) */
 #define CG_BYTES         168  /* sizeof(struct cg) up to cg_space */
+#define FS_44INODEFMT    2
 /* dinode.h */
 #define UFS_NDADDR  12
 #define UFS_NIADDR  3
@@ -316,20 +317,35 @@ find_sb(struct ffs *f, uint8_t sb[SB_BYTES])
 	    f->image_bytes);
 }
 
-/* The superblock's fields, each checked before anything is sized by it. */
+/* A mask field: what the kernel and-s addresses with, from size. */
 static int
-read_sb(struct ffs *f)
+mask(
+    struct ffs *f, const char *field, uint64_t v, uint64_t want, const char *of)
 {
-	uint8_t sb[SB_BYTES];
-	int32_t sbsize, bsize, fsize, frag, ncg, ipg, fpg, cgsize, inopb,
-	    nindir, cssize;
-	int32_t sblkno, cblkno, iblkno, dblkno;
-	uint64_t size, csaddr, nfrags, cgmin;
-	int updated;
+	if (v != want)
+		return fail(f, "%s %#" PRIx64 " is not %s (%#" PRIx64 ")",
+		    field, v, of, want);
+	return 0;
+}
 
-	if (find_sb(f, sb) == -1)
-		return -1;
-	updated = f->ufs2 || (sb[211] & FS_FLAGS_UPDATED);
+/*
+ * The geometry: the block and fragment sizes, and every field the kernel
+ * takes as derived from them without computing it again. NetBSD's
+ * ffs_superblock_validate checks some (the shifts, fs_bmask, fs_fmask,
+ * fs_inopb, fs_frag); it uses the others as they are: fs_nindir 0 is a
+ * shift of -1 in ufs_bmaparray's arithmetic (undefined: an image that
+ * passes a trial, then EINVAL, or a heap overrun of the kernel's process,
+ * depending on the block size), fs_fsbtodb turns every fragment address
+ * into a disk address (rumpblk's are in 512-byte units), fs_qbmask and
+ * fs_qfmask round file sizes (kept for UFS1 of the old inode format, whose
+ * are computed at the mount).
+ */
+static int
+read_geometry(struct ffs *f, const uint8_t *sb)
+{
+	int32_t sbsize, bsize, fsize, frag, inopb, nindir;
+	int newfmt;
+
 	f->isize = f->ufs2 ? 256 : 128;
 	f->psize = f->ufs2 ? 8 : 4;
 	sbsize = (int32_t)get32(f, sb + 104);
@@ -378,6 +394,39 @@ read_sb(struct ffs *f)
 		return -1;
 	f->inopb = (uint32_t)inopb;
 	f->nindir = (uint32_t)nindir;
+	newfmt = f->ufs2 || (int32_t)get32(f, sb + 1324) >= FS_44INODEFMT;
+	if (shift(f, "fs_fsbtodb", get32(f, sb + 100), "fs_fsize / 512",
+	        (uint32_t)fsize / 512) == -1 ||
+	    mask(f, "fs_bmask", get32(f, sb + 72), (uint32_t) ~(bsize - 1),
+	        "~(fs_bsize - 1)") == -1 ||
+	    mask(f, "fs_fmask", get32(f, sb + 76), (uint32_t) ~(fsize - 1),
+	        "~(fs_fsize - 1)") == -1 ||
+	    (newfmt &&
+	        (mask(f, "fs_qbmask", get64(f, sb + 1336), (uint64_t)bsize - 1,
+	             "fs_bsize - 1") == -1 ||
+	            mask(f, "fs_qfmask", get64(f, sb + 1344),
+	                (uint64_t)fsize - 1, "fs_fsize - 1") == -1)))
+		return -1;
+	return 0;
+}
+
+/* The superblock's fields, each checked before anything is sized by it. */
+static int
+read_sb(struct ffs *f)
+{
+	uint8_t sb[SB_BYTES];
+	int32_t bsize, fsize, frag, ncg, ipg, fpg, cgsize, inopb, cssize;
+	int32_t sblkno, cblkno, iblkno, dblkno;
+	uint64_t size, csaddr, nfrags, cgmin;
+	int updated;
+
+	if (find_sb(f, sb) == -1 || read_geometry(f, sb) == -1)
+		return -1;
+	updated = f->ufs2 || (sb[211] & FS_FLAGS_UPDATED);
+	bsize = (int32_t)f->bsize;
+	fsize = (int32_t)f->fsize;
+	frag = (int32_t)f->frag;
+	inopb = (int32_t)f->inopb;
 
 	size = updated ? get64(f, sb + 1080) : get32(f, sb + 36);
 	nfrags = f->image_bytes / f->fsize;
@@ -909,6 +958,25 @@ out:
 	free(f.iblk);
 	for (int i = 0; i < UFS_NIADDR; i++)
 		free(f.level[i]);
+	return r;
+}
+
+int
+ffs_image_check_path(const char *path, char *err, size_t errlen)
+{
+	struct ffs f = {.err = err, .errlen = errlen};
+	uint8_t sb[SB_BYTES];
+	int r;
+
+	if ((f.fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cannot open image '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	f.image_bytes = image_size(f.fd);
+	/* No superblock: not FFS, which the mount says in NetBSD's words. */
+	r = find_sb(&f, sb) == 0 && read_geometry(&f, sb) == -1 ? -1 : 0;
+	close(f.fd);
 	return r;
 }
 

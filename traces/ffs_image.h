@@ -43,4 +43,15 @@ int ffs_image_layout(int fd, struct layout *l, char *err, size_t errlen);
 int ffs_image_layout_path(
     const char *path, struct layout *l, char *err, size_t errlen);
 
+/*
+ * The superblock of the image at path found, and its geometry checked: the
+ * block and fragment sizes, and every field derived from them (shifts,
+ * masks, fs_nindir, fs_inopb, fs_fsbtodb), which the kernel trusts. 0, or
+ * -1 with the field named in err. What a mount before a run needs that the
+ * kernel does not check itself; the rest of the image is its to judge, and
+ * so is an image with no superblock at all (0: the mount says it is not
+ * FFS).
+ */
+int ffs_image_check_path(const char *path, char *err, size_t errlen);
+
 #endif

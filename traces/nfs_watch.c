@@ -6,8 +6,8 @@
  * falls between runs. Asked for a run's share (SIGUSR1), it sends the
  * statistics gathered since the previous share over a pipe and starts
  * them again; asked to finish (SIGTERM), it sends the last share, with the
- * calls still unanswered counted, and exits. Messages on the pipe are one
- * byte of kind followed by its body:
+ * calls still unanswered counted, and exits. Messages on the pipe
+ * (model/msgio.h) are one byte of kind followed by its body:
  *
  *	'R'			capturing (sent once)
  *	'S' struct nfs_stats	a share
@@ -17,13 +17,13 @@
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/msgio.h"
 #include "../model/stop.h"
 #include "nfs.h"
 
@@ -40,27 +40,10 @@ on_share(int sig)
 }
 
 static void
-send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(2);
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-static void
 send_msg(int fd, char kind, const void *body, size_t len)
 {
-	send_all(fd, &kind, 1);
-	send_all(fd, body, len);
+	if (msgio_write(fd, &kind, 1) == -1 || msgio_write(fd, body, len) == -1)
+		_exit(2);
 }
 
 static void
@@ -112,54 +95,37 @@ watch_child(int fd, const char *iface, const char *filter)
 	_exit(0);
 }
 
-/* Reads exactly len bytes, waiting at most ANSWER_MS for each part. */
-static int
-recv_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len > 0) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		ssize_t n;
-		int rv = poll(&pfd, 1, ANSWER_MS);
-
-		if (rv == -1 && errno == EINTR)
-			continue;
-		if (rv <= 0)
-			return -1;
-		if ((n = read(fd, p, len)) == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Waits for a message of the kind wanted; body gets it. */
 static int
 recv_msg(struct nfs_watch *w, char want, void *body, size_t len, char *err,
     size_t errlen)
 {
 	char kind, why[256];
+	enum msgio r;
 
-	if (recv_all(w->fd, &kind, 1) == -1) {
-		snprintf(err, errlen, "the capture on '%s' does not answer",
-		    w->iface);
+	/* Each part of a message comes within ANSWER_MS. */
+	if ((r = msgio_read(w->fd, &kind, 1, ANSWER_MS)) != MSGIO_WHOLE) {
+		snprintf(err, errlen, "the capture on '%s' does not answer: %s",
+		    w->iface, msgio_name(r));
 		return -1;
 	}
 	if (kind == 'E') {
-		if (recv_all(w->fd, why, sizeof(why)) == -1)
+		if (msgio_read(w->fd, why, sizeof(why), ANSWER_MS) !=
+		    MSGIO_WHOLE)
 			snprintf(why, sizeof(why), "it gave no reason");
 		why[sizeof(why) - 1] = '\0';
 		snprintf(
 		    err, errlen, "cannot capture on '%s': %s", w->iface, why);
 		return -1;
 	}
-	if (kind != want || recv_all(w->fd, body, len) == -1) {
+	if (kind != want) {
 		snprintf(
 		    err, errlen, "the capture on '%s' sent garbage", w->iface);
+		return -1;
+	}
+	if ((r = msgio_read(w->fd, body, len, ANSWER_MS)) != MSGIO_WHOLE) {
+		snprintf(err, errlen, "the capture on '%s' sent %s", w->iface,
+		    r == MSGIO_EOF ? "no share" : msgio_name(r));
 		return -1;
 	}
 	return 0;
