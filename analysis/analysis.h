@@ -205,6 +205,8 @@ struct spread {
 	int64_t median, min, max;
 };
 struct spread stats_spread(const int64_t *v, size_t n);
+/* The same as the result's summary writes it: {"median", "min", "max"}. */
+json_t *result_spread_json(const int64_t *v, size_t n);
 
 /*
  * Reading a result document: the integer or string at key of an object, 0

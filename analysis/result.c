@@ -354,8 +354,8 @@ target_json(const struct target *t)
 	return o;
 }
 
-static json_t *
-spread_json(const int64_t *v, size_t n)
+json_t *
+result_spread_json(const int64_t *v, size_t n)
 {
 	struct spread s = stats_spread(v, n);
 
@@ -371,7 +371,7 @@ figure_json(const struct result_figures *f, size_t k, int64_t *v)
 
 	for (size_t i = 0; i < f->n; i++)
 		v[i] = f->v[i * row + k];
-	return spread_json(v, f->n);
+	return result_spread_json(v, f->n);
 }
 
 static json_t *

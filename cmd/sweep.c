@@ -154,7 +154,7 @@ cmd_sweep(int argc, char **argv)
 		nruns[i] = 0;
 		for (int k = 0; k < o.runs; k++) {
 			nruns[i]++;
-			if (ddrun_run(&r, err, sizeof(err)) == -1) {
+			if (ddrun_next(&r, err, sizeof(err)) == -1) {
 				ddrun_die_if_stopped(&r);
 				warnx("bs=%" PRIu64 " run %d failed: %s", bs[i],
 				    k + 1, err);

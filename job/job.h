@@ -29,10 +29,11 @@
 #include "../analysis/analysis.h"
 #include "../model/layout.h"
 #include "../replay/replay.h"
+#include "../traces/sntp.h"
 #include "../traces/traces.h"
 
 /* The kinds of filesystem interface a workload is written against. */
-enum job_fs { JOB_HOST, JOB_NETBSD, JOB_NFS_KINDS };
+enum job_fs { JOB_HOST, JOB_NETBSD, JOB_FS_KINDS };
 
 struct job;
 
@@ -41,15 +42,42 @@ struct job_workload {
 	const char *kind;  /* the result's kind: "tar", "trace", "command" */
 	const char *phase; /* its measured phase: "extract", "replay", ... */
 	/*
+	 * Before the target opens: the workload's own state made into
+	 * j->wpriv; -1 with why. close gives it back (j->wpriv may be NULL).
+	 */
+	int (*open)(struct job *j, char *err, size_t errlen);
+	void (*close)(struct job *j);
+	/* Before each run's begin: its state for the run, or NULL. */
+	void (*fill)(struct job *j);
+	/*
+	 * Right after the run's first mark (after 0) and right after its
+	 * last measured phase of work (after 1): what the workload takes
+	 * around that part of the run (dd's clock lossage), or NULL.
+	 */
+	void (*around)(struct job *j, int after);
+	/*
 	 * What is made before the run's first mark, then synced, or NULL; and
 	 * the work, for each kind of target (NULL: it cannot run there). Each
 	 * takes the job (struct job *) as its argument.
 	 */
-	replay_fn setup[JOB_NFS_KINDS];
-	replay_fn work[JOB_NFS_KINDS];
+	replay_fn setup[JOB_FS_KINDS];
+	replay_fn work[JOB_FS_KINDS];
 };
 
-extern const struct job_workload job_tar, job_trace, job_command;
+extern const struct job_workload job_tar, job_trace, job_command, job_dd;
+
+/*
+ * The dd workload (workload_dd.c) copies o->dd (read at each run's start,
+ * so a sweep may change its block size between runs) from the host's
+ * o->source to o->dir, a file or device: on a host target, the ends
+ * (job_target_ends); on an FFS image, a file "dd.out" made in the run
+ * directory. After a run, what dd counted and the clock's lossage over
+ * the copy and its sync (o->ntp).
+ */
+#define JOB_DD_OUT            "dd.out"
+#define JOB_DD_NTP_TIMEOUT_NS 2000000000LL
+void job_dd_last(const struct job *j, struct replay_dd_counts *counts,
+    struct sntp_lossage *loss);
 
 /* A kind of target. */
 struct job_target_ops {
@@ -73,7 +101,10 @@ struct job_target_ops {
 	 */
 	int (*phase)(struct job *j, replay_fn fn, void *arg, int tick,
 	    struct replay_outcome *out, char *err, size_t errlen);
-	/* The sync and remove phases' work (arg: the job). */
+	/*
+	 * The sync and remove phases' work (arg: the job); remove NULL: the
+	 * target has nothing of the run's to remove (a dd's destination).
+	 */
 	replay_fn sync, remove;
 	/*
 	 * After the sync, before the removal: what the filesystem's blocks
@@ -82,7 +113,10 @@ struct job_target_ops {
 	 */
 	int (*layout)(
 	    struct job *j, struct layout *l, char *err, size_t errlen);
-	/* After the work: why the run directory is not as it was, or 0. */
+	/*
+	 * After the work: why the run directory is not as it was, or 0;
+	 * NULL: nothing can have moved it.
+	 */
 	int (*check)(struct job *j, char *err, size_t errlen);
 	/*
 	 * The run is over: the run directory no longer held, and removed when
@@ -94,7 +128,20 @@ struct job_target_ops {
 	void (*close)(struct job *j);
 };
 
-extern const struct job_target_ops job_target_dir, job_target_ffs;
+/*
+ * job_target_ends: a dd's two ends on the host, the source (o->source) and
+ * the destination (o->dir), files or devices, with the probe on the
+ * devices of both (each once, the source's first); no run directory.
+ */
+extern const struct job_target_ops job_target_dir, job_target_ffs,
+    job_target_ends;
+
+/*
+ * A host target's phase (target_dir.c): fn(arg) in a child of its own,
+ * the probe ticking meanwhile when ticking is set.
+ */
+int job_child_phase(struct job *j, replay_fn fn, void *arg, int ticking,
+    struct replay_outcome *out, char *err, size_t errlen);
 
 /* What the job is asked to do. */
 struct job_opts {
@@ -112,6 +159,10 @@ struct job_opts {
 	const char *const *watch;
 	const struct replay_archive_info *info;
 	const struct replay_wtrace_info *winfo;
+	/* A dd: its operands, its source, the NTP server for its lossage. */
+	const struct replay_dd *dd;
+	const char *source;
+	const char *ntp;
 	/* An FFS target: the image, its NetBSD mount options, the build. */
 	const char *image;
 	const char *mount_opts;
@@ -139,7 +190,8 @@ struct job {
 	const struct job_workload *wl;
 	const struct job_opts *o;
 	struct target tgt;
-	const struct target *t; /* &tgt, once open */
+	const struct target *t; /* the result's targets, once open: &tgt */
+	size_t nt;              /* how many: 1, 2 for a dd's ends */
 	struct probe *probe;
 	int run;               /* the run going on, from 1 */
 	char rundir[PATH_MAX]; /* as the workload names it */
@@ -163,6 +215,7 @@ struct job {
 	char label[256];
 	char where[PATH_MAX + 64]; /* the run directory, for people */
 	void *tpriv;               /* the target's own */
+	void *wpriv;               /* the workload's own */
 	struct job_attrib attrib;
 };
 
@@ -185,6 +238,13 @@ void job_attrib_phase(struct job *j, struct run_result *run);
 int job_attrib_read(
     struct job *j, struct run_result *run, char *err, size_t errlen);
 void job_attrib_end(struct job *j, struct run_result *run);
+
+/*
+ * Before the first run: the workload's state, then the target and its
+ * probe; -1 with why (job_close then gives back what was taken).
+ */
+int job_open(struct job *j, char *err, size_t errlen);
+void job_close(struct job *j);
 
 /*
  * One run: fills run's phases and status; -1 when it failed or was

@@ -117,6 +117,23 @@ setup(struct job *j, char *err, size_t errlen)
 	return 0;
 }
 
+int
+job_open(struct job *j, char *err, size_t errlen)
+{
+	if (j->wl->open != NULL && j->wl->open(j, err, errlen) == -1)
+		return -1;
+	return j->tops->open(j, err, errlen);
+}
+
+void
+job_close(struct job *j)
+{
+	if (j->tops != NULL)
+		j->tops->close(j);
+	if (j->wl != NULL && j->wl->close != NULL)
+		j->wl->close(j);
+}
+
 /* The workloads' jobs, for this run. */
 static void
 fill(struct job *j, int idx)
@@ -152,6 +169,11 @@ job_run(struct job *j, int idx, struct run_result *run)
 	j->go_on = 0;
 	/* Filled first: a target's begin may fork what runs them. */
 	fill(j, idx);
+	if (j->wl->fill != NULL)
+		j->wl->fill(j);
+	/* The source may be in the host's cache, whatever the target. */
+	if (j->o->drop_caches && replay_drop_caches(err, sizeof(err)) == -1)
+		goto broken;
 	if (j->tops->begin(j, err, sizeof(err)) == -1)
 		goto broken;
 	if (setup(j, err, sizeof(err)) == -1)
@@ -159,8 +181,10 @@ job_run(struct job *j, int idx, struct run_result *run)
 	probe_label(j->probe, "between");
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
-	for (size_t i = 0; i < j->t->ndev; i++)
+	for (size_t i = 0; i < j->probe->target->ndev; i++)
 		devstats_add(&j->between[i], &before[i]);
+	if (j->wl->around != NULL)
+		j->wl->around(j, 0);
 
 	if (phase(j, j->wl->phase, j->wl->work[j->tops->fs], run, err,
 	        sizeof(err)) == -1)
@@ -170,7 +194,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 	if (j->go_on)
 		goto died;
 	/* Someone else's doing explains the workload's failure best. */
-	if (j->tops->check(j, err, sizeof(err)) == -1)
+	if (j->tops->check != NULL && j->tops->check(j, err, sizeof(err)) == -1)
 		what = err;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		if (phase(j, "sync", j->tops->sync, run, err, sizeof(err)) ==
@@ -181,12 +205,14 @@ job_run(struct job *j, int idx, struct run_result *run)
 		if (j->go_on)
 			goto died;
 	}
+	if (j->wl->around != NULL)
+		j->wl->around(j, 1);
 	/* What the blocks hold, read while every file is still there. */
 	if (what == NULL && job_attrib_read(j, run, err, sizeof(err)) == -1)
 		goto cleanup;
 	if (j->o->keep) {
 		j->kept = 1;
-	} else {
+	} else if (j->tops->remove != NULL) {
 		if (phase(j, "remove", j->tops->remove, run, err,
 		        sizeof(err)) == -1)
 			goto cleanup;

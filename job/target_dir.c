@@ -33,6 +33,14 @@ tick(void *probe, char *err, size_t errlen)
 	return probe_tick(probe, err, errlen);
 }
 
+int
+job_child_phase(struct job *j, replay_fn fn, void *arg, int ticking,
+    struct replay_outcome *out, char *err, size_t errlen)
+{
+	return replay_child(fn, arg, ticking ? j->o->interval_ns : 0,
+	    ticking ? tick : NULL, j->probe, out, err, errlen);
+}
+
 /* DIR must be a directory we can make a run directory in. */
 static int
 check_dir(const char *dir, char *err, size_t errlen)
@@ -74,6 +82,7 @@ dir_open(struct job *j, char *err, size_t errlen)
 	    target_resolve(j->o->dir, &j->tgt, err, errlen) == -1)
 		return -1;
 	j->t = &j->tgt;
+	j->nt = 1;
 	for (size_t i = 0; i < j->o->nwatch; i++)
 		if (target_watch_dev(&j->tgt, j->o->watch[i], err, errlen) ==
 		    -1) {
@@ -145,8 +154,6 @@ dir_begin(struct job *j, char *err, size_t errlen)
 
 	if (check_target(j, d, err, errlen) == -1)
 		return -1;
-	if (j->o->drop_caches && replay_drop_caches(err, errlen) == -1)
-		return -1;
 	if (replay_syncfs(j->o->dir, err, errlen) == -1)
 		return -1;
 	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
@@ -166,14 +173,6 @@ dir_begin(struct job *j, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-static int
-dir_phase(struct job *j, replay_fn fn, void *arg, int ticking,
-    struct replay_outcome *out, char *err, size_t errlen)
-{
-	return replay_child(fn, arg, ticking ? j->o->interval_ns : 0,
-	    ticking ? tick : NULL, j->probe, out, err, errlen);
 }
 
 static void
@@ -256,7 +255,7 @@ const struct job_target_ops job_target_dir = {
     .fs = JOB_HOST,
     .open = dir_open,
     .begin = dir_begin,
-    .phase = dir_phase,
+    .phase = job_child_phase,
     .sync = dir_sync,
     .remove = dir_remove,
     .layout = dir_layout,

@@ -783,6 +783,7 @@ ffs_open(struct job *j, char *err, size_t errlen)
 	t->dev[0].major = PROBE_NETBSD_MAJOR;
 	t->dev[0].role = "fs";
 	j->t = t;
+	j->nt = 1;
 	f->mem_bytes =
 	    j->o->rump_mem_bytes != 0 ? j->o->rump_mem_bytes : mem_default();
 	/*
@@ -899,13 +900,6 @@ ffs_remove_quiet(void *arg, struct replay_report *rep)
 	                  j->rundir, rep->error, sizeof(rep->error)) == -1;
 }
 
-static int
-ffs_check(struct job *j, char *err, size_t errlen)
-{
-	(void)j, (void)err, (void)errlen;
-	return 0;
-}
-
 /*
  * The run's end. done 0 with no kernel: it died, and its run's phase said
  * how; its copy goes, and a block device keeps the run directory, said.
@@ -983,7 +977,6 @@ const struct job_target_ops job_target_ffs = {
     .sync = ffs_sync,
     .remove = ffs_remove,
     .layout = ffs_layout,
-    .check = ffs_check,
     .end = ffs_end,
     .close = ffs_close,
 };
