@@ -101,8 +101,11 @@ struct result {
 	 * (result_stream: runs is then NULL), else NULL: taken from runs.
 	 */
 	const struct result_figures *figures;
-	/* An FFS target's NetBSD kernel: its build, what is real; or NULL. */
-	json_t *netbsd;
+	/*
+	 * What the target adds to the top level, its keys last (an FFS
+	 * image's "netbsd": its kernel's build, what is real), or NULL.
+	 */
+	json_t *adds;
 };
 
 /*

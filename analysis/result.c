@@ -521,8 +521,8 @@ result_json(const struct result *r)
 		json_object_set_new(
 		    doc, "between_runs", json_pack("{s:o}", "devices", devs));
 	}
-	if (doc != NULL && r->netbsd != NULL)
-		json_object_set(doc, "netbsd", r->netbsd);
+	if (doc != NULL && r->adds != NULL)
+		json_object_update(doc, r->adds);
 	if (doc != NULL)
 		json_object_set_new(doc, "summary", summary_json(r));
 	return doc;

@@ -57,6 +57,8 @@ int
 ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
     const struct replay_dd *dd, char *err, size_t errlen)
 {
+	const char *why;
+
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->dd = *dd;
@@ -74,7 +76,11 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 	r->j.o = &r->jo;
 	r->j.wl = &job_dd;
 	r->j.tops = dd->out_kernel ? &job_target_ffs : &job_target_ends;
-	if (job_open(&r->j, err, errlen) == -1) {
+	if ((why = job_refused(&r->j)) != NULL) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	if (job_open(&r->j, err, errlen) != 0) {
 		ddrun_close(r);
 		return -1;
 	}
@@ -140,15 +146,7 @@ ddrun_next(struct ddrun *r, char *err, size_t errlen)
 json_t *
 ddrun_workload_json(const struct ddrun *r)
 {
-	const struct replay_dd *dd = &r->dd;
-
-	return json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:b,s:b,s:b,s:s?}", "if",
-	    dd->in, "of", dd->out, "bs_bytes", (json_int_t)dd->bs_bytes,
-	    "count",
-	    dd->have_count ? json_integer((json_int_t)dd->count) : json_null(),
-	    "skip", (json_int_t)dd->skip, "seek", (json_int_t)dd->seek,
-	    "iflag_direct", dd->idirect, "oflag_direct", dd->odirect,
-	    "drop_caches", r->o->drop_caches, "ntp", r->o->ntp);
+	return r->j.wl->json(&r->j, NULL);
 }
 
 static json_t *
@@ -261,7 +259,7 @@ ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 	res.nrun = r->nrun;
 	res.runs = r->runs;
 	res.between = r->j.between;
-	res.netbsd = r->j.netbsd;
+	res.adds = r->j.adds;
 	if ((doc = result_json(&res)) == NULL)
 		return NULL;
 	runs = json_object_get(doc, "runs");

@@ -36,13 +36,20 @@
 enum job_fs { JOB_HOST, JOB_NETBSD, JOB_FS_KINDS };
 
 struct job;
+struct job_opts;
 
-/* A kind of workload. */
+/* A kind of workload (workload_KIND.c: the row and its functions). */
 struct job_workload {
 	const char *kind;  /* the result's kind: "tar", "trace", "command" */
 	const char *phase; /* its measured phase: "extract", "replay", ... */
 	/*
-	 * Before the target opens: the workload's own state made into
+	 * Whether the options suit the workload: NULL, or why not (a usage
+	 * error: --timing for an archive). NULL: any options do.
+	 */
+	const char *(*refuse)(const struct job_opts *o);
+	/*
+	 * Before the target opens: the workload's input identified (read
+	 * through: bad input goes no further) and its own state made into
 	 * j->wpriv; -1 with why. close gives it back (j->wpriv may be NULL).
 	 */
 	int (*open)(struct job *j, char *err, size_t errlen);
@@ -56,6 +63,11 @@ struct job_workload {
 	 */
 	void (*around)(struct job *j, int after);
 	/*
+	 * The result's "workload" object, as docs/json.md describes it;
+	 * first is what the first run's phase reported (entries, bytes).
+	 */
+	json_t *(*json)(const struct job *j, const uint64_t first[2]);
+	/*
 	 * What is made before the run's first mark, then synced, or NULL; and
 	 * the work, for each kind of target (NULL: it cannot run there). Each
 	 * takes the job (struct job *) as its argument.
@@ -65,6 +77,20 @@ struct job_workload {
 };
 
 extern const struct job_workload job_tar, job_trace, job_command, job_dd;
+
+/*
+ * What the rows share (workload.c): their state of size bytes made into
+ * j->wpriv (NULL with why), given back; "none", "file", "end".
+ */
+void *job_wpriv_new(struct job *j, size_t size, char *err, size_t errlen);
+void job_wpriv_free(struct job *j);
+const char *job_fsync_name(enum replay_fsync f);
+/*
+ * The input (o->archive, what it is: "archive") named fully into path, of
+ * PATH_MAX bytes: the child works inside the run directory.
+ */
+int job_input_path(const struct job *j, const char *what, char *path, char *err,
+    size_t errlen);
 
 /*
  * The dd workload (workload_dd.c) copies o->dd (read at each run's start,
@@ -81,8 +107,18 @@ void job_dd_last(const struct job *j, struct replay_dd_counts *counts,
 
 /* A kind of target. */
 struct job_target_ops {
-	const char *kind; /* "dir", "ffs" */
+	const char *kind; /* "dir", "ffs", "ends" */
 	enum job_fs fs;   /* which of a workload's functions it runs */
+	/*
+	 * Whether the options suit the target: NULL, or why not (a usage
+	 * error: -O for a host directory). NULL: any options do.
+	 */
+	const char *(*refuse)(const struct job_opts *o);
+	/*
+	 * Its open failing is bad input, a usage error (an image NetBSD
+	 * refuses), rather than a failure.
+	 */
+	int open_usage;
 	/*
 	 * Before the first run: the target resolved into j->tgt (what it is,
 	 * its devices) and kept open, its probe opened into j->probe.
@@ -125,6 +161,14 @@ struct job_target_ops {
 	 * run let go.
 	 */
 	void (*end)(struct job *j, int done);
+	/*
+	 * After a run and its end, what the target adds to it (an NFS
+	 * mount's: the client's counters, the wire's share); last when no
+	 * run follows. -1 with why when the job must fail; a line in
+	 * j->warning for what is only left out. NULL: nothing.
+	 */
+	int (*took)(struct job *j, int last, struct run_result *run, char *err,
+	    size_t errlen);
 	void (*close)(struct job *j);
 };
 
@@ -146,7 +190,7 @@ int job_child_phase(struct job *j, replay_fn fn, void *arg, int ticking,
 /* What the job is asked to do. */
 struct job_opts {
 	const char *dir;     /* the target as given */
-	const char *archive; /* the archive or trace, absolute; NULL */
+	const char *archive; /* the archive or trace as given, or NULL */
 	char *const *command;
 	enum replay_fsync fsync;
 	int drop_caches;
@@ -157,8 +201,7 @@ struct job_opts {
 	const char *probe; /* "auto", "exact", "interval", "none" */
 	size_t nwatch;     /* --watch-dev */
 	const char *const *watch;
-	const struct replay_archive_info *info;
-	const struct replay_wtrace_info *winfo;
+	const char *nfs_iface; /* capture an NFS target's traffic there */
 	/* A dd: its operands, its source, the NTP server for its lossage. */
 	const struct replay_dd *dd;
 	const char *source;
@@ -193,12 +236,8 @@ struct job {
 	const struct target *t; /* the result's targets, once open: &tgt */
 	size_t nt;              /* how many: 1, 2 for a dd's ends */
 	struct probe *probe;
-	int run;               /* the run going on, from 1 */
-	char rundir[PATH_MAX]; /* as the workload names it */
-	/* The workloads' own jobs, filled before each run begins. */
-	struct replay_tar_job tar;
-	struct replay_wtrace_job wtrace;
-	struct replay_command_job command;
+	int run;                                  /* the run going on, from 1 */
+	char rundir[PATH_MAX];                    /* as the workload names it */
 	struct devstats between[DEVSTATS_MAXDEV]; /* outside the runs */
 	/* After a run: what the front end should say of it, or "". */
 	char warning[1024];
@@ -209,8 +248,11 @@ struct job {
 	 * removal follows, and the next run, in a fresh kernel, may go on.
 	 */
 	int go_on;
-	/* What the target adds to the result (the NetBSD build), or NULL. */
-	json_t *netbsd;
+	/*
+	 * What the target adds to the result's top level, its keys last
+	 * (an FFS image's "netbsd": the kernel's build), or NULL.
+	 */
+	json_t *adds;
 	/* What the default label adds: the kernel's tree and commit, or "". */
 	char label[256];
 	char where[PATH_MAX + 64]; /* the run directory, for people */
@@ -240,8 +282,16 @@ int job_attrib_read(
 void job_attrib_end(struct job *j, struct run_result *run);
 
 /*
- * Before the first run: the workload's state, then the target and its
- * probe; -1 with why (job_close then gives back what was taken).
+ * Whether the workload and the target can go together with these
+ * options: NULL, or why not (a usage error), asked of each row.
+ */
+const char *job_refused(const struct job *j);
+
+/*
+ * Before the first run: the workload's input and state, then the target
+ * and its probe. -1 when the workload's input is bad, -2 when the target
+ * cannot be opened (its row's open_usage says what kind of failure that
+ * is), with why; job_close then gives back what was taken.
  */
 int job_open(struct job *j, char *err, size_t errlen);
 void job_close(struct job *j);

@@ -117,12 +117,24 @@ setup(struct job *j, char *err, size_t errlen)
 	return 0;
 }
 
+const char *
+job_refused(const struct job *j)
+{
+	const char *why = job_unsupported(j->wl, j->tops);
+
+	if (why == NULL && j->wl->refuse != NULL)
+		why = j->wl->refuse(j->o);
+	if (why == NULL && j->tops->refuse != NULL)
+		why = j->tops->refuse(j->o);
+	return why;
+}
+
 int
 job_open(struct job *j, char *err, size_t errlen)
 {
 	if (j->wl->open != NULL && j->wl->open(j, err, errlen) == -1)
 		return -1;
-	return j->tops->open(j, err, errlen);
+	return j->tops->open(j, err, errlen) == -1 ? -2 : 0;
 }
 
 void
@@ -132,26 +144,6 @@ job_close(struct job *j)
 		j->tops->close(j);
 	if (j->wl != NULL && j->wl->close != NULL)
 		j->wl->close(j);
-}
-
-/* The workloads' jobs, for this run. */
-static void
-fill(struct job *j, int idx)
-{
-	const struct job_opts *o = j->o;
-
-	j->tar = (struct replay_tar_job){.archive = o->archive,
-	    .rundir = j->rundir,
-	    .fsync = o->fsync,
-	    .info = o->info,
-	    .progress = o->progress,
-	    .run = idx};
-	j->wtrace = (struct replay_wtrace_job){.trace = o->archive,
-	    .rundir = j->rundir,
-	    .info = o->winfo,
-	    .timing = o->timing};
-	j->command = (struct replay_command_job){
-	    .argv = o->command, .rundir = j->rundir};
 }
 
 int
@@ -167,8 +159,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 	j->warning[0] = '\0';
 	j->kept = 0;
 	j->go_on = 0;
-	/* Filled first: a target's begin may fork what runs them. */
-	fill(j, idx);
+	/* Filled first: a target's begin may fork what runs it. */
 	if (j->wl->fill != NULL)
 		j->wl->fill(j);
 	/* The source may be in the host's cache, whatever the target. */

@@ -107,6 +107,23 @@ struct ffs {
 	int ask, answer;
 };
 
+/*
+ * A host directory's options: the image's kernel has no NFS client and a
+ * device of its own. (--drop-caches empties the host's cache, where the
+ * archive or a dd's source is read; each run's kernel starts empty.)
+ */
+static const char *
+ffs_refuse(const struct job_opts *o)
+{
+	if (o->nfs_iface != NULL)
+		return "--nfs-iface is for a host directory, not an ffs:IMAGE "
+		       "target";
+	if (o->nwatch > 0)
+		return "--watch-dev is for a host directory, not an ffs:IMAGE "
+		       "target";
+	return NULL;
+}
+
 static const char *
 rump_dir(const struct job *j)
 {
@@ -811,7 +828,7 @@ ffs_open(struct job *j, char *err, size_t errlen)
 		j->warning[0] = '\0';
 		return -1;
 	}
-	j->netbsd = netbsd_json(j, f);
+	j->adds = json_pack("{s:o}", "netbsd", netbsd_json(j, f));
 	j->probe = probe_open_netbsd(
 	    j->o->probe, t, f->shm, j->o->interval_ns, err, errlen);
 	return j->probe == NULL ? -1 : 0;
@@ -947,8 +964,8 @@ ffs_close(struct job *j)
 		drop(j, 0);
 	probe_close(j->probe);
 	j->probe = NULL;
-	json_decref(j->netbsd);
-	j->netbsd = NULL;
+	json_decref(j->adds);
+	j->adds = NULL;
 	if (f != NULL)
 		rumpshm_free(f->shm);
 	free(f);
@@ -971,6 +988,8 @@ ffs_layout(struct job *j, struct layout *l, char *err, size_t errlen)
 const struct job_target_ops job_target_ffs = {
     .kind = "ffs",
     .fs = JOB_NETBSD,
+    .refuse = ffs_refuse,
+    .open_usage = 1,
     .open = ffs_open,
     .begin = ffs_begin,
     .phase = ffs_phase,

@@ -92,6 +92,22 @@ dd_netbsd(void *arg, struct replay_report *rep)
 	d->dd.out = j->o->dd->out;
 }
 
+/* One transfer, as docs/json.md describes it: dd's operands. */
+static json_t *
+dd_json(const struct job *j, const uint64_t first[2])
+{
+	const struct replay_dd *dd = j->o->dd;
+
+	(void)first;
+	return json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:b,s:b,s:b,s:s?}", "if",
+	    dd->in, "of", dd->out, "bs_bytes", (json_int_t)dd->bs_bytes,
+	    "count",
+	    dd->have_count ? json_integer((json_int_t)dd->count) : json_null(),
+	    "skip", (json_int_t)dd->skip, "seek", (json_int_t)dd->seek,
+	    "iflag_direct", dd->idirect, "oflag_direct", dd->odirect,
+	    "drop_caches", j->o->drop_caches, "ntp", j->o->ntp);
+}
+
 void
 job_dd_last(const struct job *j, struct replay_dd_counts *counts,
     struct sntp_lossage *loss)
@@ -109,5 +125,6 @@ const struct job_workload job_dd = {
     .close = dd_close,
     .fill = dd_fill,
     .around = dd_around,
+    .json = dd_json,
     .work = {[JOB_HOST] = dd_host, [JOB_NETBSD] = dd_netbsd},
 };
