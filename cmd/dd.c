@@ -58,6 +58,7 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
     const struct replay_dd *dd, char *err, size_t errlen)
 {
 	const char *why;
+	int rv;
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
@@ -78,11 +79,11 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 	r->j.tops = dd->out_kernel ? &job_target_ffs : &job_target_ends;
 	if ((why = job_refused(&r->j)) != NULL) {
 		snprintf(err, errlen, "%s", why);
-		return -1;
+		return -2;
 	}
-	if (job_open(&r->j, err, errlen) != 0) {
+	if ((rv = job_open(&r->j, err, errlen)) != 0) {
 		ddrun_close(r);
-		return -1;
+		return rv == -2 && r->j.tops->open_usage ? -2 : -1;
 	}
 	return 0;
 }
@@ -473,7 +474,7 @@ cmd_dd(int argc, char **argv)
 	struct replay_dd dd;
 	struct ddrun r;
 	char err[768], deflabel[1024];
-	int status = EXIT_SUCCESS;
+	int status = EXIT_SUCCESS, rv;
 	json_t *doc;
 
 	ddrun_opts_init(&o);
@@ -496,9 +497,9 @@ cmd_dd(int argc, char **argv)
 	 * would leave the exact probe's tracefs instance behind.
 	 */
 	stop_catch();
-	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
+	if ((rv = ddrun_prepare(&r, &o, &dd, err, sizeof(err))) != 0) {
 		warnx("%s", err);
-		return EXIT_FAILURE;
+		return rv == -2 ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	for (int i = 0; i < o.runs; i++)
 		if (ddrun_next(&r, err, sizeof(err)) == -1) {

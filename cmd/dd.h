@@ -9,7 +9,7 @@
  *	while ((c = ddrun_getopt(argc, argv, own, "sweep", &opts, &st)) > 0)
  *		...					its own options
  *	if (ddrun_operands(argc, argv, NULL, NULL, &dd) == -1) ...
- *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) == -1) ...
+ *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) != 0) ...
  *	for (i = 0; i < opts.runs; i++)
  *		if (ddrun_next(&r, err, sizeof(err)) == -1) ... stop
  *	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
@@ -118,7 +118,9 @@ int ddrun_set_out(struct replay_dd *dd, const char *out);
 
 /*
  * Checks dd's operands, opens the job (the ends resolved, or the image
- * tried), and the probe on it. Warns not.
+ * tried), and the probe on it. Warns not: -2 when what failed is a usage
+ * error (the rows refuse the options, or the target's open failing is
+ * one: an image NetBSD refuses), -1 otherwise, err saying why.
  */
 int ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
     const struct replay_dd *dd, char *err, size_t errlen);

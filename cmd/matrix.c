@@ -180,8 +180,7 @@ cmd_matrix(int argc, char **argv)
 			}
 			dd.in = from[i];
 			ddrun_set_out(&dd, to[k]);
-			if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) ==
-			    -1) {
+			if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) != 0) {
 				warnx("%s -> %s: %s", from[i], to[k], err);
 				json_array_append_new(pairs,
 				    pair_json(from[i], to[k], NULL, NULL, err));

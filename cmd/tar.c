@@ -14,6 +14,9 @@
  * apart as "between runs". The marks chain from the probe's opening to the
  * end of the last run, so the runs and what lay between them add up to
  * everything the devices did while the tool watched.
+ *
+ * The runs are job/'s: the target and the workload are rows chosen here
+ * once (choose); this file parses, streams the result and prints.
  */
 #include <sys/stat.h>
 

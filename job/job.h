@@ -1,22 +1,25 @@
 /*
- * job.h - what the job module promises: the main job's runs, on a target
- * and with a workload that are each a row of operations, so that a new kind
- * of either is a new row and never a branch in every step of a run.
+ * job.h - what the job module promises: the runs of the main job and of
+ * the dd commands, on a target and with a workload that are each a row of
+ * operations, so that a new kind of either is a new row (a file of its
+ * own) and never a branch in every step of a run.
  *
  * A target is where the runs happen and what the probe watches: a host
- * directory and the block devices behind it (target_dir.c), or an FFS image
- * mounted in a NetBSD rump kernel that lives in a child of its own for
- * each run (target_ffs.c). A workload is what a run does there: an
- * archive extracted, a recorded trace replayed, a command run
- * (workload.c). A run is the workload's set-up (not measured), then its
- * phase, a sync and a removal, each measured between two probe marks.
+ * directory and the block devices behind it (target_dir.c), a dd's two
+ * ends on the host (target_ends.c), or an FFS image mounted in a NetBSD
+ * rump kernel that lives in a child of its own for each run
+ * (target_ffs.c). A workload is what a run does there: an archive
+ * extracted (workload_tar.c), a recorded trace replayed (workload_trace.c),
+ * a command run (workload_command.c), dd's copy (workload_dd.c). A run is
+ * the workload's set-up (not measured), then its phase, a sync and a
+ * removal, each measured between two probe marks.
  *
- *	struct job j;
- *	job_init(&j, &target_dir_ops, workload, &opts, &target, probe, ...);
- *	if (j.tops->open(&j, err, sizeof(err)) == -1) ...	before any run
+ *	struct job j = {.tops = &job_target_dir, .wl = &job_tar, .o = &opts};
+ *	if ((why = job_refused(&j)) != NULL) ...	a usage error
+ *	if (job_open(&j, err, sizeof(err)) != 0) ...	before any run
  *	for (i = 1; i <= runs; i++)
  *		if (job_run(&j, i, &run) == -1) ...	run.error says why
- *	j.tops->close(&j);
+ *	job_close(&j);
  *
  * Nothing here prints, but the "kept in" line of --keep; the front end
  * says what failed.

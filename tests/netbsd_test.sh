@@ -172,6 +172,10 @@ dd_sweep_body()
 	atf_check -s exit:1 -e match:"ffs:IMAGE is for of=" "$ubc" dd \
 	    if=ffs:ffs.img of=x
 	atf_check -s exit:1 -e match:"names no image" "$ubc" dd if=src of=ffs:
+	# An image NetBSD cannot use is bad input, as for the main job.
+	atf_check -s exit:2 -e match:"image 'none.img': No such file" \
+	    "$ubc" dd if=src of=ffs:none.img
+	[ ! -e ffs:none.img ] || atf_fail "a host file named ffs:none.img was made"
 	no_kernels
 }
 
