@@ -12,18 +12,13 @@
  * the clock's offset against the server is taken just before the copy and
  * just after the sync; its change is the run's lossage.
  */
-#include <sys/stat.h>
-
 #include <err.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "dd.h"
