@@ -594,6 +594,21 @@ bad:
 	return -1;
 }
 
+/* vm.design, when there is one: how the runs were laid out in time. */
+static void
+read_design(struct cmp_result *r, json_t *d)
+{
+	double rounds = 0, per = 0;
+
+	if (!json_is_object(d))
+		return;
+	num_at(d, "rounds", &rounds);
+	num_at(d, "runs_per_round", &per);
+	r->rounds = rounds >= 1 ? to_u64(rounds) : 0;
+	r->round_runs = per >= 1 ? to_u64(per) : 0;
+	r->alternating = strcmp(str_at(d, "order"), "alternating") == 0;
+}
+
 /*
  * The guest a result was measured in, from its "vm" object: absent on the
  * host. An accelerator this reader does not know is refused, since whether
@@ -647,6 +662,7 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	num_at(vm, "calibration_ns", &r->calibration_ns);
 	if (read_judged(r, vm, name, err, errlen) == -1)
 		return -1;
+	read_design(r, json_object_get(vm, "design"));
 	r->machine.uml = uml;
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;

@@ -151,7 +151,14 @@ struct cmp_result {
 	size_t runs;                /* all runs, and those that were ok */
 	size_t runs_ok;
 	size_t boots; /* the guest boots they ran in ("boots"), else 1 */
-	int64_t key;  /* while reading: the run's key (cmp_series) */
+	/*
+	 * vm.design: the rounds its runs ran in, the most runs in one, and
+	 * whether the cells took turns each round ("alternating"); rounds 0
+	 * when it does not say.
+	 */
+	size_t rounds, round_runs;
+	int alternating;
+	int64_t key; /* while reading: the run's key (cmp_series) */
 	size_t nseries;
 	struct cmp_series *series;
 	/* Summed over the successful runs, every phase. */

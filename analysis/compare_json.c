@@ -54,9 +54,11 @@ results(const struct cmp *c)
 		const struct cmp_result *r = c->result[i];
 
 		if (json_array_append_new(a,
-		        json_pack("{sssssIsI}", "label", r->label, "path",
+		        json_pack("{sssssIsIsIsI}", "label", r->label, "path",
 		            r->path, "runs", (json_int_t)r->runs, "runs_ok",
-		            (json_int_t)r->runs_ok)) == -1) {
+		            (json_int_t)r->runs_ok, "boots",
+		            (json_int_t)r->boots, "rounds",
+		            (json_int_t)r->rounds)) == -1) {
 			json_decref(a);
 			return NULL;
 		}

@@ -154,6 +154,50 @@ row_shown(const struct cmp *c, const struct cmp_row *row, int all)
 	return 0;
 }
 
+/*
+ * Where the runs ran in rounds, the cells taking turns (vm.design), how
+ * they are counted: the unit of replication is the run, since a boot was
+ * measured to add no spread of its own (docs/vm-machine.md, "What to
+ * repeat"); the rounds are there to balance the host's drift.
+ */
+static void
+print_design(const struct cmp *c, FILE *fp, int width)
+{
+	size_t lo = SIZE_MAX, hi = 0, per = 0;
+	char line[1024], rounds[64];
+	int alt = 1, uml = 0;
+
+	for (size_t i = 0; i < c->nresult; i++) {
+		const struct cmp_result *r = c->result[i];
+
+		if (r->rounds < 2)
+			continue;
+		lo = r->rounds < lo ? r->rounds : lo;
+		hi = r->rounds > hi ? r->rounds : hi;
+		per = r->round_runs > per ? r->round_runs : per;
+		alt &= r->alternating;
+		uml |= r->machine.uml;
+	}
+	if (hi == 0)
+		return;
+	if (lo == hi)
+		snprintf(rounds, sizeof(rounds), "%zu", hi);
+	else
+		snprintf(rounds, sizeof(rounds), "%zu to %zu", lo, hi);
+	snprintf(line, sizeof(line),
+	    "Runs in rounds: %s rounds a cell of up to %zu run%s a boot%s. "
+	    "The unit of replication is the run%s, not the round: a boot "
+	    "adds no spread of its own to its runs' (docs/vm-machine.md), "
+	    "so every run counts.",
+	    rounds, per, per == 1 ? "" : "s",
+	    alt ? ", the cells in turn and their order reversed each round "
+	          "(A B, B A), so that a change in the host's load falls on "
+	          "each alike"
+	        : "",
+	    uml ? " (paired by seed)" : "");
+	print_fit(fp, line, width, 0);
+}
+
 static void
 print_results(const struct cmp *c, FILE *fp, int width)
 {
@@ -184,6 +228,7 @@ print_results(const struct cmp *c, FILE *fp, int width)
 			    r->accel,
 			    r->parallel_guests > 1 ? ", parallel guests" : "");
 	}
+	print_design(c, fp, width);
 	for (size_t w = 0; w < c->nwarn; w++)
 		fprintf(fp, "warning: %s\n", c->warn[w]);
 	fputc('\n', fp);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gate.h"
@@ -212,6 +213,25 @@ gate_judge(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
 		}
 	}
 	return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int
+gate_judge_all(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
+    enum gate_rule rule, struct gate_verdict **v, char *err, size_t errlen)
+{
+	size_t want = ngate * (c->nresult - 1);
+	int n;
+
+	if ((*v = calloc(want > 0 ? want : 1, sizeof(**v))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if ((n = gate_judge(c, gates, ngate, rule, *v, want, err, errlen)) ==
+	    -1) {
+		free(*v);
+		*v = NULL;
+	}
+	return n;
 }
 
 int

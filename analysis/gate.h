@@ -101,6 +101,15 @@ int gate_judge(const struct cmp *c, const struct cmp_gate *gates, size_t ngate,
     size_t errlen);
 
 /*
+ * gate_judge over every gate and every result but the baseline, into
+ * verdicts it allocates (*v, free it): their number, or -1 with err saying
+ * why (*v then NULL). The one way compare and vm's runner judge gates.
+ */
+int gate_judge_all(const struct cmp *c, const struct cmp_gate *gates,
+    size_t ngate, enum gate_rule rule, struct gate_verdict **v, char *err,
+    size_t errlen);
+
+/*
  * The exit status the verdicts call for: 1 when some gate failed, else 3
  * when some is undecided, else 0.
  */

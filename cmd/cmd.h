@@ -62,15 +62,9 @@ int cmd_split_list(const char *opt, const char *what, char *arg, char **v,
  */
 int cmd_parse_interval(const char *s, int64_t *ns);
 
-/*
- * The gates judged on c by rule: their number, with the verdicts in *v
- * (free it), or -1 after saying why they cannot be judged.
- */
 struct cmp;
 struct cmp_gate;
 struct gate_verdict;
-int cmd_judge_gates(const struct cmp *c, const struct cmp_gate *gate,
-    size_t ngate, int rule, struct gate_verdict **v);
 
 /*
  * The verdicts under the report, as `compare` prints them: one line a

@@ -125,28 +125,6 @@ cmd_parse_interval(const char *s, int64_t *ns)
 	return 0;
 }
 
-int
-cmd_judge_gates(const struct cmp *c, const struct cmp_gate *gate, size_t ngate,
-    int rule, struct gate_verdict **v)
-{
-	size_t want = ngate * (c->nresult - 1);
-	char errbuf[2048];
-	int n;
-
-	if ((*v = calloc(want > 0 ? want : 1, sizeof(**v))) == NULL) {
-		warnx("out of memory");
-		return -1;
-	}
-	n = gate_judge(c, gate, ngate, (enum gate_rule)rule, *v, want, errbuf,
-	    sizeof(errbuf));
-	if (n == -1) {
-		warnx("%s", errbuf);
-		free(*v);
-		*v = NULL;
-	}
-	return n;
-}
-
 /* What might decide an undecided gate. */
 static void
 print_undecided(const struct gate_verdict *v)

@@ -221,7 +221,9 @@ cmd_compare(int argc, char **argv)
 		warnx("%s", errbuf);
 		return EXIT_USAGE;
 	}
-	if ((nv = cmd_judge_gates(c, o.gate, o.ngate, o.rule, &v)) == -1) {
+	if ((nv = gate_judge_all(c, o.gate, o.ngate, (enum gate_rule)o.rule, &v,
+	         errbuf, sizeof(errbuf))) == -1) {
+		warnx("%s", errbuf);
 		cmp_free(c);
 		return EXIT_USAGE;
 	}

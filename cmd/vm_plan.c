@@ -139,11 +139,11 @@ vmrun_select(const struct vmrun *r, size_t *idx, size_t *n)
 		      "ubcreplay by digest, so a copy here that differs from "
 		      "the planning node's makes other ids. Here:",
 		    r->o->cell[i], r->plan.id);
-		fprintf(stderr, "  ubcreplay %s sha256 %s\n", r->exe,
-		    r->exe_sha256);
+		fprintf(stderr, "  ubcreplay %s sha256 %s\n", r->prep.exe,
+		    r->prep.exe_sha256);
 		if (r->o->archive != NULL)
-			fprintf(stderr, "  archive %s sha256 %s\n", r->archive,
-			    r->archive_sha256);
+			fprintf(stderr, "  archive %s sha256 %s\n",
+			    r->prep.archive, r->prep.archive_sha256);
 		for (size_t c = 0; c < r->ncell; c++)
 			fprintf(stderr, "  cell %s: %s (kernel %s sha256 %s)\n",
 			    vm_plan_cell_id(&r->plan, c),

@@ -42,13 +42,13 @@ cell(void *ctx, const struct runner_event *e)
 		fprintf(stderr,
 		    "ubcreplay vm: %s %s: KVM cannot run it; again under "
 		    "TCG\n",
-		    vm_kernel_name(cf->kernel), vmrun_fsname(cf));
+		    vm_kernel_name(cf->kernel), runner_fsname(cf));
 		break;
 	case RUNNER_CELL_DONE:
 		fprintf(stderr,
 		    "ubcreplay vm: %s %s%s%s: done under %s in %.1f s (%.1f s "
 		    "to the job)\n",
-		    vm_kernel_name(cf->kernel), vmrun_fsname(cf),
+		    vm_kernel_name(cf->kernel), runner_fsname(cf),
 		    *tag ? " " : "", tag, e->accel, (double)e->guest_ns / 1e9,
 		    (double)e->boot_ns / 1e9);
 		break;

@@ -9,8 +9,9 @@
  *	vm_plan.c	--plan's forms, --cell's choice, --merge's printing
  *	vm_print.c	what the runner reports, as lines; the series and the
  *			gates printed; what a local run prints at its end
- *	vm_run.c	the matrix: checked before any boot, the cells' plan,
- *			the runner set up over it, the results written
+ *	vm_run.c	the matrix: the runner's checks before any boot, the
+ *			cells' plan, the runner set up over it, the results
+ *			written (runner_prepare, runner_write), failures said
  *	vm_job.c	the job each cell runs in its guest, as words
  *
  *	struct vmrun r = {.o = &o, .report = &vmprint_report};
@@ -96,9 +97,7 @@ struct vm_opts {
 struct vmrun {
 	struct vm_opts *o;
 	struct vm_kernel *k;
-	char exe[PATH_MAX];
-	char archive[PATH_MAX];
-	char qemu[32];
+	struct runner_prepared prep; /* this program, the archive, QEMU */
 	size_t ncell;
 	/* kernel-major: conf[(k * nfstype + f) * nmachine + m] */
 	struct vm_cell_conf *conf;
@@ -106,8 +105,7 @@ struct vmrun {
 	char kdir[PATH_MAX];     /* the vmlinux files unpacked, or "" */
 	char (*boot)[PATH_MAX];  /* what QEMU boots, per kernel */
 	char (*names)[PATH_MAX]; /* each result's file, once written */
-	char exe_sha256[65], archive_sha256[65];
-	struct vm_plan plan; /* the cells as data, with their ids */
+	struct vm_plan plan;     /* the cells as data, with their ids */
 	/* The runner over the cells, and its cell runner: vm/'s cells. */
 	struct runner run;
 	struct runner_vm vm;
@@ -147,13 +145,11 @@ void vmrun_unpack(struct vmrun *r);
 /* --bisect: the cells named by their kernels' paths in the series. */
 void vmrun_name_kernels(struct vmrun *r);
 /*
- * Writes each result as DIR/KERNEL-FS.json, or DIR/KERNEL-FS-MACHINE.json
- * with more than one machine (2cpu-icount-4), into r->names; nothing
- * (and no directory) when there is no result.
+ * Writes each result (runner_write: DIR/KERNEL-FS.json, or
+ * DIR/KERNEL-FS-MACHINE.json with more than one machine) into r->names;
+ * nothing (and no directory) when there is no result. -1 after saying why.
  */
 int vmrun_write(struct vmrun *r);
-/* A cell's name after its kernel: the disk's filesystem, or nfs. */
-const char *vmrun_fsname(const struct vm_cell_conf *c);
 /* Cell j's machine tag, "" for one machine. */
 const char *vmrun_tag(const struct vmrun *r, size_t j);
 /* Everything the run holds freed, and the unpacked kernels removed. */

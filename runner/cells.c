@@ -1,9 +1,10 @@
 /*
  * cells.c - the cells of a matrix booted through a cell runner: up to -j
  * at once, each polled in turn between naps, a signal stopping them all;
- * on a seeded machine each run a boot of its own, on the seed after the
- * cell's last; each result kept, a cell's later boots in its first's
- * "boots".
+ * their runs in rounds of a few runs a boot, the cells in turn and their
+ * order reversed each round (on a seeded machine each run a boot of its
+ * own, on the seed after the cell's last); each result kept, a cell's
+ * later boots in its first's "boots".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,32 +48,38 @@ failed(struct runner *r, size_t i, const char *why)
  * of -n MIN..MAX) in the first's "boots", which compare reads with it.
  */
 static int
-keep(struct runner *r, size_t i, json_t *doc)
+keep(json_t **into, json_t *doc)
 {
 	json_t *boots;
 
-	if (r->doc[i] == NULL) {
-		r->doc[i] = doc;
+	if (*into == NULL) {
+		*into = doc;
 		return 0;
 	}
-	if ((boots = json_object_get(r->doc[i], "boots")) == NULL &&
-	    json_object_set_new(r->doc[i], "boots", boots = json_array()) == -1)
+	if ((boots = json_object_get(*into, "boots")) == NULL &&
+	    json_object_set_new(*into, "boots", boots = json_array()) == -1)
 		return -1;
 	return json_array_append_new(boots, doc);
 }
 
 int
-runner_runs(const struct runner *r, size_t i)
+runner_doc_runs(const json_t *doc)
 {
 	json_t *b;
 	size_t k, n;
 
-	if (r->doc[i] == NULL)
+	if (doc == NULL)
 		return 0;
-	n = json_array_size(json_object_get(r->doc[i], "runs"));
-	json_array_foreach (json_object_get(r->doc[i], "boots"), k, b)
+	n = json_array_size(json_object_get(doc, "runs"));
+	json_array_foreach (json_object_get(doc, "boots"), k, b)
 		n += json_array_size(json_object_get(b, "runs"));
 	return (int)n;
+}
+
+int
+runner_runs(const struct runner *r, size_t i)
+{
+	return runner_doc_runs(r->doc[i]);
 }
 
 /* A cell of one boot: its runner's handle while under way. */
@@ -82,14 +89,14 @@ struct slot {
 };
 
 /*
- * One boot of the cells idx, up to jobs at once, on seed[i] each (-1: as
- * made). -1 when one failed (each failure reported), or a signal came
- * (every cell stopped). Each cell is told the most cells that were under
- * way at once while it was.
+ * One boot of the cells idx, up to jobs at once, on seed[k] each (-1: as
+ * made), each result kept in *into[k]. -1 when one failed (each failure
+ * reported), or a signal came (every cell stopped). Each cell is told the
+ * most cells that were under way at once while it was.
  */
 static int
-boot_once(struct runner *r, const size_t *idx, size_t n, int runs,
-    const long long *seed, int jobs)
+boot_once(struct runner *r, const size_t *idx, json_t **const *into, size_t n,
+    int runs, const long long *seed, int jobs)
 {
 	const struct runner_cell_ops *ops = r->cells;
 	struct slot *slot = calloc(n > 0 ? n : 1, sizeof(*slot));
@@ -133,7 +140,7 @@ boot_once(struct runner *r, const size_t *idx, size_t n, int runs,
 			         slot[k].parallel, &doc, err, sizeof(err))) ==
 			    1)
 				continue;
-			if (s == 0 && keep(r, idx[k], doc) == -1) {
+			if (s == 0 && keep(into[k], doc) == -1) {
 				json_decref(doc);
 				snprintf(err, sizeof(err), "out of memory");
 				s = -1;
@@ -167,31 +174,84 @@ seeded(const struct runner *r, const size_t *idx, size_t n)
 }
 
 /*
- * On a seeded machine each run is a boot of its own, on the seed after
- * the cell's last: runs become as many boots of one run, seeds SEED,
- * SEED + 1, ..., the same for every cell, so that the cells' runs pair up
- * by seed. Elsewhere the cells boot once for all of them.
+ * How runs are laid out in time: the rounds, each *per runs a cell (the
+ * first runs % rounds of them one more). On a seeded machine each run is
+ * a boot of its own; a job of its own (runs < 1) boots once; one boot
+ * when round_runs is 0 or the runs fit one round (too few a side to
+ * judge a gate by: 3 cannot bound a 95% interval); else rounds of at most
+ * round_runs runs, an even number of them (A B, then B A), as alike as
+ * they can be: 5 by 3 is 3 and 2, 7 by 3 is 2, 2, 2 and 1.
+ */
+static int
+rounds(const struct runner *r, int seeded, int runs, int *per)
+{
+	int n;
+
+	if (runs < 1) {
+		*per = runs;
+		return 1;
+	}
+	if (seeded)
+		n = runs;
+	else if (r->round_runs <= 0)
+		n = 1;
+	else {
+		n = (runs + r->round_runs - 1) / r->round_runs;
+		n += n % 2 == 1 && n > 1;
+	}
+	*per = runs / n;
+	return n;
+}
+
+/*
+ * The cells idx, each kept in *into[k], booted round by round: each round
+ * every cell once for its share of the runs, in the matrix's order one
+ * round and the reverse the next (A B, B A, A B, ...), the alternation
+ * going on across calls (r->round), so that a change in the host's load
+ * falls on every cell alike, and a steady drift nearly cancels over each
+ * two rounds (exactly when they have as many runs). On a seeded machine a round
+ * is one run, on the seed after the cell's last (SEED, SEED + 1, ...), the same
+ * for every cell, so that the cells' runs pair up by seed.
  */
 int
-runner_cells(struct runner *r, const size_t *idx, size_t n, int runs, int jobs)
+runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
+    size_t n, int runs, int jobs)
 {
-	long long *seed;
-	int boots = runs, rc = 0;
+	size_t *order = calloc(n > 0 ? n : 1, sizeof(*order));
+	json_t ***slot = calloc(n > 0 ? n : 1, sizeof(*slot));
+	long long *seed = calloc(n > 0 ? n : 1, sizeof(*seed));
+	int sd = seeded(r, idx, n), per, nround, rc = 0;
 
-	if (!seeded(r, idx, n))
-		return boot_once(r, idx, n, runs, NULL, jobs);
-	if ((seed = calloc(n, sizeof(*seed))) == NULL) {
+	if (order == NULL || slot == NULL || seed == NULL) {
+		free(order);
+		free(slot);
+		free(seed);
 		failed(r, idx[0], "out of memory");
 		return -1;
 	}
-	/* A job of its own (no -n of ours) boots once. */
-	if (runs < 1)
-		boots = 1;
-	for (int b = 0; b < boots && rc == 0; b++) {
-		for (size_t k = 0; k < n; k++)
-			seed[k] = r->seed + runner_runs(r, idx[k]);
-		rc = boot_once(r, idx, n, runs < 1 ? runs : 1, seed, jobs);
+	if (n > r->nturn)
+		r->nturn = n;
+	nround = rounds(r, sd, runs, &per);
+	for (int j = 0; j < nround && rc == 0; j++, r->round++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t at = r->round % 2 == 0 ? k : n - 1 - k;
+
+			order[k] = idx[at];
+			slot[k] = into != NULL ? into[at] : &r->doc[idx[at]];
+			seed[k] = r->seed + runner_doc_runs(*slot[k]);
+		}
+		rc = boot_once(r, order, slot, n,
+		    runs < 1 ? runs : per + (j < runs % nround),
+		    sd ? seed : NULL, jobs);
 	}
+	free(order);
+	free(slot);
 	free(seed);
 	return rc;
+}
+
+int
+runner_cells(struct runner *r, const size_t *idx, size_t n, int runs, int jobs)
+{
+	return runner_cells_into(r, idx, NULL, n, runs, jobs);
 }

@@ -25,14 +25,17 @@
  * its own, never one beside it (contrib/arrows.py checks it in make lint):
  *
  *	decide.c  bisect.c  merge.c	the looks, a bisection, a merge
- *	cells.c				the cells and their boots, over a
- *					cell runner; the results kept
+ *	cells.c				the cells and their boots, in rounds,
+ *					over a cell runner; the results kept
  *	series.c  looks.c  vmcells.c	judging results by the gates; the
- *					looks planned; the cell runner of vm/
+ *	prepare.c  write.c		looks planned; the cell runner of
+ *					vm/; the checks before any boot;
+ *					the results written
  */
 #ifndef UBC_RUNNER_H
 #define UBC_RUNNER_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +46,11 @@
 #include "../vm/vm.h"
 
 #define RUNNER_MAX_LOOKS 32
+/*
+ * The most runs a QEMU cell runs in one boot: its runs go in rounds of
+ * at most so many, the cells in turn (docs/vm-machine.md, "Rounds").
+ */
+#define RUNNER_ROUND_RUNS 3
 
 /*
  * What a series or a run of looks says of the gates. The values are
@@ -188,6 +196,15 @@ struct runner {
 	int jobs; /* cells booted at once */
 	int runs; /* the runs a cell is to have: -n */
 	/*
+	 * The most runs a boot (RUNNER_ROUND_RUNS), on a machine that is not
+	 * seeded: a cell's runs go in rounds of as many as even as can be,
+	 * every cell once a round, the order reversed each round; 0 for one
+	 * boot a cell, the cells one after the other.
+	 */
+	int round_runs;
+	int round;    /* the rounds run so far, kept by the runner */
+	size_t nturn; /* the most cells booted in turn in a round */
+	/*
 	 * The job has runs of its own (a job after --): a boot runs them
 	 * whatever is asked, and a cell boots again only for a bisection
 	 * step that has fewer runs than runs.
@@ -212,14 +229,20 @@ void runner_close(struct runner *r);
 
 /*
  * cells.c. The cells idx (n of them) booted, up to jobs at once, for runs
- * runs each (0: the job's own), each result kept; on a seeded machine as
- * many boots of one run. -1 when one failed (each failure reported) or a
- * signal came (every cell stopped).
+ * runs each (0: the job's own), each result kept: in rounds of at most
+ * round_runs runs a boot, each round every cell in turn, in idx's order
+ * one round and the reverse the next (A B, B A, ...); on a seeded machine
+ * as many rounds of one run. -1 when one failed (each failure reported) or
+ * a signal came (every cell stopped).
  */
 int runner_cells(
     struct runner *r, const size_t *idx, size_t n, int runs, int jobs);
-/* The runs cell i has had, in every boot. */
+/* The same, cell idx[k]'s results kept in *into[k] instead of its doc. */
+int runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
+    size_t n, int runs, int jobs);
+/* The runs cell i has had, in every boot; a result's (NULL: 0). */
 int runner_runs(const struct runner *r, size_t i);
+int runner_doc_runs(const json_t *doc);
 
 /*
  * decide.c. The cells idx of a run that is not a bisection: once for the
@@ -228,8 +251,8 @@ int runner_runs(const struct runner *r, size_t i);
 int runner_local(struct runner *r, const size_t *idx, size_t n);
 /*
  * -n MIN..MAX: the cells idx booted again for the runs of each look, in
- * the matrix's order (A, B, A, B...: a change in the host's load falls on
- * both), until the gates are decided or the last look is judged; *v the
+ * rounds (A B, B A...: a change in the host's load falls on both), until
+ * the gates are decided or the last look is judged; *v the
  * last look's verdict. -1 when a cell failed or a signal came.
  */
 int runner_until_decided(
@@ -239,8 +262,9 @@ int runner_until_decided(
  * bisect.c. --bisect: over the cells, one a kernel, good first and bad
  * last, the first whose cell crosses the gates against the first cell.
  * The ends boot first (side by side when jobs allows), then the kernels
- * between, halving; each step is judged at each look in turn until one
- * decides.
+ * between, halving, each beside the first booted again in the same
+ * rounds and judged against those runs of it; each step is judged at
+ * each look in turn until one decides.
  */
 enum runner_bisection {
 	RUNNER_BISECT_FOUND,     /* bad is the first bad cell, after good */
@@ -274,5 +298,90 @@ enum runner_verdict runner_merge(const char *dir, const char *expect,
     const struct runner_judge *j, struct runner_merged *m, char *err,
     size_t errlen);
 void runner_merged_free(struct runner_merged *m);
+
+/*
+ * prepare.c. What is checked before any guest boots, of a matrix of
+ * kernel[0 .. nkernel-1] by fstype[0 .. nfstype-1]: this program's file,
+ * the archive (NULL: a job after --), the filesystems' tools, the kernels
+ * and each one's modules for each filesystem (and the NFS server's), QEMU
+ * and the directory its disks go to when a guest is to boot (boots).
+ */
+struct runner_inputs {
+	const char *const *kernel;
+	size_t nkernel;
+	const char *modules; /* --modules, or NULL */
+	const char *const *fstype;
+	size_t nfstype;
+	const char *archive;
+	const char *nfs_server; /* or NULL */
+	uint64_t size_bytes;    /* the disk's */
+	int boots;              /* 0 for --plan and --merge */
+};
+
+/* What the checks found; k and mods the caller's (nkernel, by nfstype). */
+struct runner_prepared {
+	char exe[PATH_MAX], exe_sha256[65];
+	char archive[PATH_MAX], archive_sha256[65];
+	char qemu[32]; /* QEMU's version, or "" */
+	struct vm_kernel *k;
+	struct vm_modset *mods; /* mods[kernel * nfstype + fstype] */
+};
+
+/* Which check failed (err says why), or RUNNER_CHECKED. */
+enum runner_check {
+	RUNNER_CHECKED,
+	RUNNER_CHECK_SELF,    /* this program's own file */
+	RUNNER_CHECK_ARCHIVE, /* unreadable, a bad trace, too big a disk */
+	RUNNER_CHECK_FS,      /* no mkfs for a filesystem */
+	RUNNER_CHECK_KERNEL,  /* a kernel, or a module it needs */
+	RUNNER_CHECK_QEMU,    /* a QEMU kernel, and no QEMU */
+	RUNNER_CHECK_TMPDIR,  /* QEMU's disks cannot go there (O_DIRECT) */
+	RUNNER_CHECK_CELL,    /* a cell's machine or its vm.conf */
+};
+
+enum runner_check runner_prepare(const struct runner_inputs *in,
+    struct runner_prepared *p, char *err, size_t errlen);
+/* Each cell's configuration, as vm_cell_check checks it. */
+enum runner_check runner_check_cells(
+    const struct vm_cell_conf *conf, size_t n, char *err, size_t errlen);
+
+/*
+ * write.c. The results kept written, into outdir (made if need be) or a
+ * fresh directory, dir then naming it (fresh set). A result is named
+ * KERNEL-FS.json after its cell's kernel and filesystem (runner_fsname),
+ * with its machine's knobs that vary (KERNEL-FS-2cpu-icount-4.json), as in
+ * a run of the whole plan whichever cells ran here; names[i] gets cell i's
+ * path. Each is stamped with its plan (vm.plan), the design of its runs
+ * (vm.design, runner_design_json), and, when judged, how r judged it
+ * (vm.judged).
+ */
+struct runner_output {
+	const char *outdir;
+	const struct vm_cell_conf *conf;
+	const struct cmp_machine *machine; /* cell i's is machine[i % n] */
+	size_t nmachine;
+	unsigned varying; /* CMP_M_*: the knobs a name carries */
+	const struct vm_plan *plan;
+	int judged; /* this run judged gates: not a plan's --cell */
+	char dir[PATH_MAX / 2];
+	int fresh;
+	char (*names)[PATH_MAX];
+};
+
+enum runner_written {
+	RUNNER_WROTE,
+	RUNNER_WROTE_NOTHING, /* no cell has a result: no directory either */
+	RUNNER_WRITE_FAILED,  /* err says why */
+};
+
+enum runner_written runner_write(
+    const struct runner *r, struct runner_output *o, char *err, size_t errlen);
+/* A cell's name after its kernel: the disk's filesystem, raw, or nfs. */
+const char *runner_fsname(const struct vm_cell_conf *c);
+/*
+ * vm.design of cell i's result (docs/json.md): its rounds, the most runs
+ * in one, their order, and the cells booted in turn.
+ */
+json_t *runner_design_json(const struct runner *r, size_t i);
 
 #endif

@@ -18,7 +18,7 @@ runner_series(json_t *const *docs, const char *const *names, size_t n,
 	struct cmp_opts copts = CMP_OPTS_DEFAULT;
 	struct cmp_result **res = calloc(n > 0 ? n : 1, sizeof(*res));
 	struct runner_series s = {NULL, NULL, 0, RUNNER_ERROR};
-	size_t k = 0, want;
+	size_t k = 0;
 	int nv;
 
 	err[0] = '\0';
@@ -43,18 +43,9 @@ runner_series(json_t *const *docs, const char *const *names, size_t n,
 	free(res);
 	if (s.c == NULL)
 		goto out;
-	want = j->ngate * (s.c->nresult - 1);
-	if ((s.v = calloc(want > 0 ? want : 1, sizeof(*s.v))) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if ((nv = gate_judge_all(s.c, j->gate, j->ngate,
+	         (enum gate_rule)j->rule, &s.v, err, errlen)) == -1)
 		goto out;
-	}
-	nv = gate_judge(s.c, j->gate, j->ngate, (enum gate_rule)j->rule, s.v,
-	    want, err, errlen);
-	if (nv == -1) {
-		free(s.v);
-		s.v = NULL;
-		goto out;
-	}
 	s.nv = (size_t)nv;
 	switch (gate_status(s.v, s.nv)) {
 	case 0:

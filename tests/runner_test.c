@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <atf-c.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +43,14 @@ struct fake {
 	enum runner_verdict look_v[RUNNER_MAX_LOOKS];
 	int nstep;
 	struct runner_step step[32];
+	/* Every start in order: its cell and runs; a drift of the host. */
+	int nstart, start_cell[256], start_runs[256];
+	double drift; /* each later boot's sizes this much smaller */
 };
 
 struct handle {
 	size_t cell;
-	int runs, left, seq;
+	int runs, left, seq, at;
 };
 
 /* A noise of -1% to +1% for run k of cell i: deterministic. */
@@ -79,9 +83,12 @@ scale(json_t *run, double f)
 		}
 }
 
-/* A result of runs runs of cell i, the first numbered from first. */
+/*
+ * A result of runs runs of cell i, the first numbered from first, its
+ * sizes scaled by drift (the host's at its boot).
+ */
 static json_t *
-result(struct fake *f, size_t i, int first, int runs)
+result_at(struct fake *f, size_t i, int first, int runs, double drift)
 {
 	json_t *doc = json_deep_copy(f->tmpl), *run0, *a = json_array();
 	char label[32];
@@ -91,13 +98,20 @@ result(struct fake *f, size_t i, int first, int runs)
 		json_t *r = json_deep_copy(run0);
 
 		json_object_set_new(r, "run", json_integer(first + k + 1));
-		scale(r, f->factor[i] * noise(i, first + k));
+		scale(r, f->factor[i] * noise(i, first + k) * drift);
 		json_array_append_new(a, r);
 	}
 	json_object_set_new(doc, "runs", a);
 	snprintf(label, sizeof(label), "cell %zu", i);
 	json_object_set_new(doc, "label", json_string(label));
+	json_object_set_new(doc, "vm", json_pack("{s:s}", "accel", "kvm"));
 	return doc;
+}
+
+static json_t *
+result(struct fake *f, size_t i, int first, int runs)
+{
+	return result_at(f, i, first, runs, 1);
 }
 
 static int
@@ -127,6 +141,12 @@ f_start(void *ctx, size_t i, int runs, long long seed, char *err, size_t len)
 	h->runs = runs > 0 ? runs : 1;
 	h->left = f->polls;
 	h->seq = f->starts[i]++;
+	h->at = f->nstart;
+	if (f->nstart < 256) {
+		f->start_cell[f->nstart] = (int)i;
+		f->start_runs[f->nstart] = runs;
+	}
+	f->nstart++;
 	if (++f->live > f->most_live)
 		f->most_live = f->live;
 	return h;
@@ -145,7 +165,8 @@ f_poll(void *ctx, void *hp, int parallel, json_t **doc, char *err, size_t len)
 	if (h->left-- > 0)
 		return 1;
 	/* Each boot's runs numbered apart, so that their noise differs. */
-	*doc = result(f, h->cell, h->seq * 1000, h->runs);
+	*doc =
+	    result_at(f, h->cell, h->seq * 1000, h->runs, 1 - f->drift * h->at);
 	return 0;
 }
 
@@ -349,9 +370,19 @@ ATF_TC_BODY(bisect_names_first_bad, tc)
 		ATF_CHECK(f.step[1].kind == RUNNER_STEP_LAST &&
 		    f.step[1].cell == 7 && f.step[1].v == RUNNER_FAIL);
 		ATF_CHECK(f.nstep - 2 <= 3);
-		/* No kernel booted twice. */
-		for (size_t i = 0; i < 8; i++)
+		/*
+		 * No kernel booted twice but the first, which boots again
+		 * beside each kernel between the ends, right before or after
+		 * it, the order reversed each round.
+		 */
+		ATF_CHECK_EQ(f.starts[0], 1 + f.nstep - 2);
+		for (size_t i = 1; i < 8; i++)
 			ATF_CHECK(f.starts[i] <= 1);
+		for (int k = 2; k + 1 < f.nstart; k += 2)
+			ATF_CHECK_MSG((f.start_cell[k] == 0) !=
+			        (f.start_cell[k + 1] == 0),
+			    "boots %d and %d: cells %d and %d", k, k + 1,
+			    f.start_cell[k], f.start_cell[k + 1]);
 		teardown(&r, &f);
 	}
 }
@@ -436,22 +467,115 @@ ATF_TC_BODY(cells_scheduled, tc)
 }
 
 /*
+ * Rounds: -n 5 by at most 3 runs a boot is two rounds (3, 2), each
+ * booting both cells, A B, then B A, rounds coming in pairs so that a
+ * steady drift cancels; a later call (a look) of 3 runs fits one round,
+ * the alternation going on (A B).
+ */
+ATF_TC_WITHOUT_HEAD(rounds_interleave);
+ATF_TC_BODY(rounds_interleave, tc)
+{
+	const size_t idx[] = {0, 1};
+	const int cell[] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
+	const int runs[] = {3, 3, 2, 2, 3, 3, 2, 2, 1, 1};
+	const int call[] = {5, 3, 3}, boots[] = {4, 6, 10};
+	struct runner r;
+	struct fake f;
+
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	r.round_runs = 3;
+	for (int c = 0; c < 2; c++) {
+		ATF_REQUIRE(runner_cells(&r, idx, 2, call[c], 1) == 0);
+		ATF_REQUIRE_EQ(f.nstart, boots[c]);
+	}
+	/* Rounds of at most 2: 3 runs are two rounds (2, 1), B A, A B. */
+	r.round_runs = 2;
+	ATF_REQUIRE(runner_cells(&r, idx, 2, call[2], 1) == 0);
+	ATF_REQUIRE_EQ(f.nstart, boots[2]);
+	for (int k = 0; k < 10; k++) {
+		ATF_CHECK_EQ_MSG(f.start_cell[k], cell[k], "boot %d: cell %d",
+		    k, f.start_cell[k]);
+		ATF_CHECK_EQ_MSG(f.start_runs[k], runs[k], "boot %d: %d runs",
+		    k, f.start_runs[k]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		json_t *d = runner_design_json(&r, i);
+
+		ATF_CHECK_EQ(runner_runs(&r, i), 11);
+		ATF_CHECK_EQ(
+		    json_array_size(json_object_get(r.doc[i], "boots")), 4);
+		ATF_CHECK_EQ(
+		    json_integer_value(json_object_get(d, "rounds")), 5);
+		ATF_CHECK_EQ(
+		    json_integer_value(json_object_get(d, "runs_per_round")),
+		    3);
+		ATF_CHECK_STREQ(json_string_value(json_object_get(d, "order")),
+		    "alternating");
+		ATF_CHECK_EQ(
+		    json_integer_value(json_object_get(d, "cells")), 2);
+		json_decref(d);
+	}
+	teardown(&r, &f);
+	/* A job of its own boots once, whatever round_runs says. */
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	r.round_runs = 2;
+	ATF_REQUIRE(runner_cells(&r, idx, 2, 0, 1) == 0);
+	ATF_CHECK(f.nstart == 2 && f.start_runs[0] == 0);
+	teardown(&r, &f);
+}
+
+/*
+ * A/A while the host drifts (each later boot 4% smaller): A's runs all
+ * before B's (one boot each) show B 4% smaller; in rounds, A B then B A,
+ * the drift falls on both alike and the change is about nothing.
+ */
+static double
+drifted(const atf_tc_t *tc, int round_runs)
+{
+	const size_t idx[] = {0, 1};
+	struct gate_verdict gv;
+	struct runner_series s;
+	struct runner r;
+	struct fake f;
+	char err[2048];
+
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	f.drift = 0.04;
+	r.round_runs = round_runs;
+	ATF_REQUIRE(runner_cells(&r, idx, 2, 6, 1) == 0);
+	ATF_REQUIRE_MSG(runner_series(r.doc, r.name, 2, &r.judge, &s, err,
+	                    sizeof(err)) != RUNNER_ERROR,
+	    "%s", err);
+	runner_series_change(&s, &gv);
+	runner_series_free(&s);
+	teardown(&r, &f);
+	return gv.ch.est;
+}
+
+ATF_TC_WITHOUT_HEAD(rounds_against_drift);
+ATF_TC_BODY(rounds_against_drift, tc)
+{
+	double once = drifted(tc, 0), rounds = drifted(tc, 3);
+
+	ATF_CHECK_MSG(once < 0.975, "A then B: B %+.1f%%", (once - 1) * 100);
+	ATF_CHECK_MSG(rounds > 0.985 && rounds < 1.015,
+	    "in rounds: B %+.1f%%, not about 0", (rounds - 1) * 100);
+}
+
+/*
  * The results of n cells of one plan (made from fake kernels), written to
  * dir as dir/cellI.json, cell 1's write sizes scaled by b.
  */
+/* n cells of one plan, p, on fake kernels 6.I.0, ext4, in conf. */
 static void
-plan_results(const atf_tc_t *tc, const char *dir, size_t n, double b)
+fake_plan(size_t n, struct vm_cell_conf *conf, struct vm_plan *p)
 {
 	static struct vm_kernel k[MAX_CELLS];
-	struct vm_cell_conf conf[MAX_CELLS];
+	static char *job[] = {"dd", "-o", VM_GUEST_RESULT};
 	struct vm_plan_inputs in = {"/bin/ubcreplay", "ab", NULL, NULL};
-	char *job[] = {"dd", "-o", VM_GUEST_RESULT};
-	struct vm_plan p;
-	struct runner r;
-	struct fake f;
-	char err[256], path[64];
+	char err[256];
 
-	memset(conf, 0, sizeof(conf));
+	memset(conf, 0, n * sizeof(*conf));
 	for (size_t i = 0; i < n; i++) {
 		memset(&k[i], 0, sizeof(k[i]));
 		snprintf(k[i].path, sizeof(k[i].path), "/k/vmlinuz-%zu", i);
@@ -473,7 +597,23 @@ plan_results(const atf_tc_t *tc, const char *dir, size_t n, double b)
 		    .seed = -1};
 	}
 	ATF_REQUIRE_EQ_MSG(
-	    vm_plan_make(&p, conf, n, &in, err, sizeof(err)), 0, "%s", err);
+	    vm_plan_make(p, conf, n, &in, err, sizeof(err)), 0, "%s", err);
+}
+
+/*
+ * The results of n cells of one plan (made from fake kernels), written to
+ * dir as dir/cellI.json, cell 1's write sizes scaled by b.
+ */
+static void
+plan_results(const atf_tc_t *tc, const char *dir, size_t n, double b)
+{
+	struct vm_cell_conf conf[MAX_CELLS];
+	struct vm_plan p;
+	struct runner r;
+	struct fake f;
+	char path[64];
+
+	fake_plan(n, conf, &p);
 	setup(tc, &r, &f, n, "write.mean_bytes:-10%");
 	f.factor[1] = b;
 	ATF_REQUIRE(mkdir(dir, 0755) == 0);
@@ -489,6 +629,85 @@ plan_results(const atf_tc_t *tc, const char *dir, size_t n, double b)
 	}
 	vm_plan_free(&p);
 	teardown(&r, &f);
+}
+
+/*
+ * The results written: named after kernel and filesystem, stamped with
+ * the plan, the design of their runs and how they were judged; with no
+ * result, nothing and no directory.
+ */
+ATF_TC_WITHOUT_HEAD(write_stamped);
+ATF_TC_BODY(write_stamped, tc)
+{
+	const size_t idx[] = {0, 1};
+	const struct cmp_machine m = {0, 1, 512, 1, -1};
+	char path[2][PATH_MAX], err[1024];
+	struct vm_cell_conf conf[2];
+	struct runner_output o;
+	struct vm_plan p;
+	struct runner r;
+	struct fake f;
+	json_error_t je;
+	json_t *doc, *vm;
+
+	fake_plan(2, conf, &p);
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	o = (struct runner_output){"none", conf, &m, 1, 0, &p, 1, "", 0, path};
+	ATF_CHECK_EQ(
+	    runner_write(&r, &o, err, sizeof(err)), RUNNER_WROTE_NOTHING);
+	ATF_CHECK(access("none", F_OK) == -1);
+	r.round_runs = 3;
+	ATF_REQUIRE(runner_cells(&r, idx, 2, 5, 1) == 0);
+	o.outdir = "out";
+	ATF_REQUIRE_EQ_MSG(
+	    runner_write(&r, &o, err, sizeof(err)), RUNNER_WROTE, "%s", err);
+	ATF_CHECK(!o.fresh);
+	ATF_CHECK_STREQ(path[0], "out/6.0.0-ext4.json");
+	ATF_CHECK_STREQ(path[1], "out/6.1.0-ext4.json");
+	ATF_REQUIRE((doc = json_load_file(path[1], 0, &je)) != NULL);
+	vm = json_object_get(doc, "vm");
+	ATF_CHECK(json_object_get(vm, "plan") != NULL);
+	ATF_CHECK(json_object_get(vm, "judged") != NULL);
+	ATF_CHECK_EQ(json_integer_value(json_object_get(
+	                 json_object_get(vm, "design"), "rounds")),
+	    2);
+	json_decref(doc);
+	/* A directory that cannot be made: said, nothing written. */
+	o.outdir = "out/6.0.0-ext4.json/x";
+	ATF_CHECK_EQ(
+	    runner_write(&r, &o, err, sizeof(err)), RUNNER_WRITE_FAILED);
+	ATF_CHECK_MSG(strstr(err, "cannot make") != NULL, "%s", err);
+	vm_plan_free(&p);
+	teardown(&r, &f);
+}
+
+/* The checks before any boot say which failed, and why, and print nothing. */
+ATF_TC_WITHOUT_HEAD(prepare_refuses);
+ATF_TC_BODY(prepare_refuses, tc)
+{
+	const char *kernel[] = {"no-such-kernel"}, *fs[] = {"ext4"};
+	struct runner_inputs in = {
+	    kernel, 1, NULL, fs, 1, "no-such.tar.gz", NULL, 1 << 30, 0};
+	struct vm_kernel k[1];
+	struct vm_modset mods[1];
+	struct runner_prepared p = {.k = k, .mods = mods};
+	char err[2048];
+
+	(void)tc;
+	memset(k, 0, sizeof(k));
+	memset(mods, 0, sizeof(mods));
+	/* No QEMU to ask for its version: the checks fail before they need it.
+	 */
+	ATF_REQUIRE(setenv("PATH", "/nonexistent", 1) == 0);
+	ATF_CHECK_EQ(
+	    runner_prepare(&in, &p, err, sizeof(err)), RUNNER_CHECK_ARCHIVE);
+	ATF_CHECK_MSG(
+	    strstr(err, "cannot read archive 'no-such.tar.gz'"), "%s", err);
+	ATF_CHECK(p.exe[0] == '/' && strlen(p.exe_sha256) == 64);
+	in.archive = NULL;
+	ATF_CHECK_EQ(
+	    runner_prepare(&in, &p, err, sizeof(err)), RUNNER_CHECK_KERNEL);
+	ATF_CHECK_MSG(strstr(err, "no-such-kernel") != NULL, "%s", err);
 }
 
 ATF_TC_WITHOUT_HEAD(merge_whole_or_refused);
@@ -529,6 +748,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, bisect_names_first_bad);
 	ATF_TP_ADD_TC(tp, bisect_nothing_and_undecided);
 	ATF_TP_ADD_TC(tp, cells_scheduled);
+	ATF_TP_ADD_TC(tp, rounds_interleave);
+	ATF_TP_ADD_TC(tp, rounds_against_drift);
 	ATF_TP_ADD_TC(tp, merge_whole_or_refused);
+	ATF_TP_ADD_TC(tp, write_stamped);
+	ATF_TP_ADD_TC(tp, prepare_refuses);
 	return atf_no_error();
 }

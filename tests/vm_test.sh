@@ -205,13 +205,12 @@ bisect_body()
 	done
 	atf_check -s exit:0 -o save:path -e ignore "$ubc" vm --bisect $VMOPTS \
 	    -j 2 -n auto --fail-if write.mean_bytes:+5% $args -o out "$small"
-	# The ends ran side by side (-j 2); every other kernel alone.
+	# The ends ran side by side (-j 2), and every other kernel beside
+	# the first booted again.
 	for k in $ks; do
 		r=out/$(pkgrel "$k")-ext4.json
 		[ -f "$r" ] || continue
-		par=1
-		[ "$k" = "$(echo "$ks" | head -1)" ] || [ "$k" = "$(echo "$ks" | tail -1)" ] &&
-		    par=2
+		par=2
 		[ "$(json "$r" 'd["vm"]["parallel_guests"]')" = $par ] ||
 		    atf_fail "$r: parallel_guests $(json "$r" 'd["vm"]["parallel_guests"]'), not $par"
 	done
@@ -232,7 +231,7 @@ bisect_body()
 atf_test_case until_decided
 until_decided_head()
 {
-	atf_set "descr" "runs until decided (-n 5..7): two looks at 97.5%, each cell booted twice in turn (A, B, A, B), its second boot in its result's boots, exit 3; the results record how vm judged them, and compare on the files gives vm's verdicts (exit status and intervals) on a metric that changes, at vm's level: a limit between its 95% and 97.5% bounds, recomputed by Python, is decided at 95% and UNDECIDED by compare"
+	atf_set "descr" "runs until decided (-n 5..7): two looks at 97.5%, the first in two rounds of at most 3 runs a boot (A B, B A), the second in one (A B), the later boots in each result's boots and the rounds in its vm.design, exit 3; the results record how vm judged them, and compare on the files gives vm's verdicts (exit status and intervals) on a metric that changes, at vm's level: a limit between its 95% and 97.5% bounds, recomputed by Python, is decided at 95% and UNDECIDED by compare"
 	atf_set "timeout" "900"
 }
 until_decided_body()
@@ -261,18 +260,24 @@ until_decided_body()
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for d in (a, b):
-    if len(d["runs"]) != 5 or len(d["boots"]) != 1 or len(d["boots"][0]["runs"]) != 2:
+    if len(d["runs"]) != 3 or [len(x["runs"]) for x in d["boots"]] != [2, 2]:
         sys.exit("runs %d, boots %s" % (len(d["runs"]), [len(x["runs"]) for x in d.get("boots", [])]))
     if d["vm"]["judged"] != {"rule": "interval", "level": 0.975, "looks": [5, 7]}:
         sys.exit("judged: %r" % d["vm"].get("judged"))
-t = [a["started"], b["started"], a["boots"][0]["started"], b["boots"][0]["started"]]
+    if d["vm"]["design"] != {"rounds": 3, "runs_per_round": 3, "order": "alternating", "cells": 2}:
+        sys.exit("design: %r" % d["vm"].get("design"))
+# The first look's two rounds, A B then B A; the second's one, A B.
+s = lambda d, i: ([d] + d["boots"])[i]["started"]
+t = [s(a, 0), s(b, 0), s(b, 1), s(a, 1), s(a, 2), s(b, 2)]
 if t != sorted(t):
-    sys.exit("boots not in turn A, B, A, B: %s" % t)
+    sys.exit("boots not in rounds A B, B A, A B: %s" % t)
 EOF
 	# compare on the files: vm's exit status and vm's lines, intervals
 	# and all, judged at 97.5% as it says.
 	atf_check -s exit:3 -o save:cmp -e ignore "$ubc" compare $gates "$@"
-	grep -q "7 of 7 runs ok in 2 boots" cmp || atf_fail "compare does not read the boots"
+	grep -q "7 of 7 runs ok in 3 boots" cmp || atf_fail "compare does not read the boots"
+	grep -q "^Runs in rounds: 3 rounds a cell of up to 3 runs a boot" cmp ||
+	    atf_fail "compare does not say the runs were rounds"
 	grep -qF "Judged as ubcreplay vm judged these runs: looks at 5, 7 runs a cell, each at 97.5% (0.05 spread over the 2), by the interval rule." cmp ||
 	    atf_fail "compare does not say how it judged"
 	sed -n '/^Gates/,/failed,/p' log >vm.gates
