@@ -101,8 +101,11 @@ struct result {
 	 * (result_stream: runs is then NULL), else NULL: taken from runs.
 	 */
 	const struct result_figures *figures;
-	/* An FFS target's NetBSD kernel: its build, what is real; or NULL. */
-	json_t *netbsd;
+	/*
+	 * What the target adds to the top level, its keys last (an FFS
+	 * image's "netbsd": its kernel's build, what is real), or NULL.
+	 */
+	json_t *adds;
 };
 
 /*
@@ -205,6 +208,8 @@ struct spread {
 	int64_t median, min, max;
 };
 struct spread stats_spread(const int64_t *v, size_t n);
+/* The same as the result's summary writes it: {"median", "min", "max"}. */
+json_t *result_spread_json(const int64_t *v, size_t n);
 
 /*
  * Reading a result document: the integer or string at key of an object, 0

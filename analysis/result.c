@@ -354,8 +354,8 @@ target_json(const struct target *t)
 	return o;
 }
 
-static json_t *
-spread_json(const int64_t *v, size_t n)
+json_t *
+result_spread_json(const int64_t *v, size_t n)
 {
 	struct spread s = stats_spread(v, n);
 
@@ -371,7 +371,7 @@ figure_json(const struct result_figures *f, size_t k, int64_t *v)
 
 	for (size_t i = 0; i < f->n; i++)
 		v[i] = f->v[i * row + k];
-	return spread_json(v, f->n);
+	return result_spread_json(v, f->n);
 }
 
 static json_t *
@@ -521,8 +521,8 @@ result_json(const struct result *r)
 		json_object_set_new(
 		    doc, "between_runs", json_pack("{s:o}", "devices", devs));
 	}
-	if (doc != NULL && r->netbsd != NULL)
-		json_object_set(doc, "netbsd", r->netbsd);
+	if (doc != NULL && r->adds != NULL)
+		json_object_update(doc, r->adds);
 	if (doc != NULL)
 		json_object_set_new(doc, "summary", summary_json(r));
 	return doc;

@@ -62,16 +62,6 @@ int cmd_split_list(const char *opt, const char *what, char *arg, char **v,
  */
 int cmd_parse_interval(const char *s, int64_t *ns);
 
-/*
- * One measured phase: fn(arg) in a child while the probe ticks every
- * interval, then the probe's mark; p gets the times, rusage, the child's
- * report and each device's statistics. -1 when the phase could not be run
- * or measured (err says why), 0 otherwise, with p->failed saying whether
- * the work itself failed.
- */
-int cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
-    replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen);
-
 struct cmp;
 struct cmp_gate;
 struct gate_verdict;

@@ -1,7 +1,7 @@
 /*
- * common.c - what the workload front ends share: integers and the sampling
- * interval as the user writes them, and one measured phase (a workload
- * function in a child, the probe ticking meanwhile, then the probe's mark).
+ * common.c - what the front ends share: integers, lists and the sampling
+ * interval as the user writes them, and the gates' verdicts as compare
+ * prints them.
  */
 #include <sys/ioctl.h>
 
@@ -17,7 +17,6 @@
 #include "../analysis/compare.h"
 #include "../analysis/gate.h"
 #include "cmd.h"
-#include "../job/job.h"
 
 /*
  * s as a whole decimal number from lo to hi: digits only, a '-' first only
@@ -124,29 +123,6 @@ cmd_parse_interval(const char *s, int64_t *ns)
 		return -1;
 	*ns = (int64_t)v;
 	return 0;
-}
-
-static int
-tick(void *probe, char *err, size_t errlen)
-{
-	return probe_tick(probe, err, errlen);
-}
-
-int
-cmd_phase(struct probe *probe, int64_t interval_ns, const char *name,
-    replay_fn fn, void *arg, struct phase_result *p, char *err, size_t errlen)
-{
-	struct replay_outcome out;
-
-	/* A phase that could not be run is in its run as failed, and why. */
-	if (replay_child(
-	        fn, arg, interval_ns, tick, probe, &out, err, errlen) == -1) {
-		p->name = name;
-		p->failed = 1;
-		snprintf(p->error, sizeof(p->error), "%s", err);
-		return -1;
-	}
-	return job_phase_result(probe, name, &out, p, err, errlen);
 }
 
 /* What might decide an undecided gate. */

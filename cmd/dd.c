@@ -2,26 +2,23 @@
  * dd.c - `ubcreplay dd if=SRC of=DST bs=N ...`: dd's copy as a measured
  * workload, and the runner that `sweep` and `matrix` share (dd.h).
  *
- * A run is two phases, each in its own child: copy (what dd does, and what
- * dd's closing line times) and sync (fsync of the destination, so that
- * buffered writes reach the device inside a phase). Before each run the
- * destination is synced (and caches dropped with --drop-caches), and what
- * the devices do then is kept apart as "between runs". With --ntp, the
- * clock's offset against the server is taken just before the copy and just
- * after the sync; its change is the run's lossage.
+ * The runs are the job's (job/: job_dd on job_target_ends, or on
+ * job_target_ffs for of=ffs:IMAGE): two phases, copy (what dd does, and
+ * what dd's closing line times) and sync (fsync of the destination, or
+ * the kernel's sync, so that buffered writes reach the device inside a
+ * phase); on an image a third removes the run directory. Before each run
+ * the destination is synced (and caches dropped with --drop-caches), and
+ * what the devices do then is kept apart as "between runs". With --ntp,
+ * the clock's offset against the server is taken just before the copy and
+ * just after the sync; its change is the run's lossage.
  */
-#include <sys/stat.h>
-
 #include <err.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "dd.h"
@@ -39,53 +36,15 @@ ddrun_parse_probe(const char *s)
 	return 0;
 }
 
-const char *
-ddrun_signed_s(int64_t ns, char *buf, size_t len)
+int
+ddrun_set_out(struct replay_dd *dd, const char *out)
 {
-	snprintf(buf, len, "%+.6f s", (double)ns / 1e9);
-	return buf;
-}
-
-static int
-same_dev(const struct target_dev *a, const struct target_dev *b)
-{
-	return a->major == b->major && a->minor == b->minor;
-}
-
-/*
- * The destination's devices less those the source lists, and every device
- * in probe_target, source first.
- */
-static int
-merge_targets(struct ddrun *r, char *err, size_t errlen)
-{
-	struct target *src = &r->t[0], *dst = &r->t[1];
-	size_t keep = 0;
-
-	for (size_t i = 0; i < dst->ndev; i++) {
-		int dup = 0;
-
-		for (size_t k = 0; k < src->ndev; k++)
-			dup |= same_dev(&dst->dev[i], &src->dev[k]);
-		if (!dup)
-			dst->dev[keep++] = dst->dev[i];
-	}
-	if (dst->ndev > 0 && keep == 0)
-		snprintf(dst->nodev_reason, sizeof(dst->nodev_reason),
-		    "on the devices of '%s', listed with it", src->path);
-	dst->ndev = keep;
-	if (src->ndev + dst->ndev > DEVSTATS_MAXDEV) {
-		snprintf(err, errlen,
-		    "'%s' and '%s' are on more than %d "
-		    "devices",
-		    src->path, dst->path, DEVSTATS_MAXDEV);
+	dd->out = out;
+	dd->out_kernel = strncmp(out, "ffs:", 4) == 0;
+	if (dd->out_kernel && out[4] == '\0') {
+		warnx("of=ffs: names no image");
 		return -1;
 	}
-	r->probe_target = *src;
-	snprintf(r->probe_target.path, sizeof(r->probe_target.path),
-	    "%s and %s", src->path, dst->path);
-	for (size_t i = 0; i < dst->ndev; i++)
-		r->probe_target.dev[r->probe_target.ndev++] = dst->dev[i];
 	return 0;
 }
 
@@ -93,23 +52,33 @@ int
 ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
     const struct replay_dd *dd, char *err, size_t errlen)
 {
+	const char *why;
+	int rv;
+
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->dd = *dd;
 	if (replay_dd_check(&r->dd, err, errlen) == -1)
 		return -1;
-	if (target_resolve_node(dd->in, &r->t[0], err, errlen) == -1 ||
-	    target_resolve_node(dd->out, &r->t[1], err, errlen) == -1 ||
-	    merge_targets(r, err, errlen) == -1 ||
-	    target_settle(&r->t[0], err, errlen) == -1 ||
-	    target_settle(&r->t[1], err, errlen) == -1)
-		return -1;
-	if ((r->shared = replay_dd_counts_new(err, errlen)) == NULL)
-		return -1;
-	if ((r->probe = probe_open(o->probe, &r->probe_target, o->interval_ns,
-	         err, errlen)) == NULL) {
+	r->jo = (struct job_opts){.dir = dd->out,
+	    .source = dd->in,
+	    .dd = &r->dd,
+	    .ntp = o->ntp,
+	    .fsync = FSYNC_END,
+	    .drop_caches = o->drop_caches,
+	    .interval_ns = o->interval_ns,
+	    .probe = o->probe,
+	    .image = dd->out_kernel ? dd->out + 4 : NULL};
+	r->j.o = &r->jo;
+	r->j.wl = &job_dd;
+	r->j.tops = dd->out_kernel ? &job_target_ffs : &job_target_ends;
+	if ((why = job_refused(&r->j)) != NULL) {
+		snprintf(err, errlen, "%s", why);
+		return -2;
+	}
+	if ((rv = job_open(&r->j, err, errlen)) != 0) {
 		ddrun_close(r);
-		return -1;
+		return rv == -2 && r->j.tops->open_usage ? -2 : -1;
 	}
 	return 0;
 }
@@ -137,38 +106,13 @@ grow(struct ddrun *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Syncs the destination before a run, when it already exists. */
-static int
-sync_dest(const char *path, char *err, size_t errlen)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd == -1)
-		return errno == ENOENT
-		    ? 0
-		    : (snprintf(err, errlen, "cannot open '%s': %s", path,
-		           strerror(errno)),
-		          -1);
-	if (fsync(fd) == -1 && errno != EINVAL && errno != EROFS) {
-		snprintf(err, errlen, "cannot fsync '%s': %s", path,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int
-ddrun_run(struct ddrun *r, char *err, size_t errlen)
+ddrun_next(struct ddrun *r, char *err, size_t errlen)
 {
-	struct devstats before[DEVSTATS_MAXDEV];
-	struct replay_dd_job job = {.dd = &r->dd, .counts = r->shared};
 	struct run_result *run;
 	struct ddrun_extra *x;
-	struct phase_result *p;
-	const char *what = NULL;
 	char buf[512];
+	int rv;
 
 	if (grow(r, err, errlen) == -1)
 		return -1;
@@ -177,61 +121,28 @@ ddrun_run(struct ddrun *r, char *err, size_t errlen)
 	r->nrun++;
 	if (r->started == 0)
 		r->started = time(NULL);
-	run->status = "failed";
-	if (r->o->drop_caches && replay_drop_caches(err, errlen) == -1)
-		goto broken;
-	if (sync_dest(r->dd.out, err, errlen) == -1)
-		goto broken;
-	if (probe_mark(r->probe, before, err, errlen) == -1)
-		goto broken;
-	for (size_t i = 0; i < r->probe_target.ndev; i++)
-		devstats_add(&r->between[i], &before[i]);
-
-	sntp_lossage_begin(&x->loss, r->o->ntp, DDRUN_NTP_TIMEOUT_NS);
-	p = &run->phase[run->nphase++];
-	if (cmd_phase(r->probe, r->o->interval_ns, "copy", replay_dd_copy, &job,
-	        p, err, errlen) == -1)
-		goto broken;
-	x->counts = *r->shared;
-	if (r->o->closing)
-		fputs(replay_dd_closing(&x->counts, buf, sizeof(buf)), stderr);
-	what = p->failed ? p->error : NULL;
-	if (what == NULL) {
-		p = &run->phase[run->nphase++];
-		if (cmd_phase(r->probe, r->o->interval_ns, "sync",
-		        replay_dd_sync, &job, p, err, errlen) == -1)
-			goto broken;
-		what = p->failed ? p->error : NULL;
+	rv = job_run(&r->j, (int)r->nrun, run);
+	job_dd_last(&r->j, &x->counts, &x->loss);
+	if (r->j.warning[0] != '\0' && !r->o->quiet)
+		warnx("run %zu: %s", r->nrun, r->j.warning);
+	/* The copy ran: dd's lines, and whether the lossage was taken. */
+	if (run->nphase > 0) {
+		if (r->o->closing)
+			fputs(replay_dd_closing(&x->counts, buf, sizeof(buf)),
+			    stderr);
+		if (r->o->ntp != NULL && !x->loss.ok && !r->o->quiet)
+			warnx(
+			    "run %zu: no lossage: %s", r->nrun, x->loss.error);
 	}
-	sntp_lossage_end(&x->loss);
-	if (r->o->ntp != NULL && !x->loss.ok && !r->o->quiet)
-		warnx("run %zu: no lossage: %s", r->nrun, x->loss.error);
-	if (what != NULL) {
-		snprintf(run->error, sizeof(run->error), "%s", what);
-		snprintf(err, errlen, "%s", what);
-		return -1;
-	}
-	run->status = "ok";
-	return 0;
-broken:
-	if (stop_signal())
-		run->status = "interrupted";
-	snprintf(run->error, sizeof(run->error), "%s", err);
-	return -1;
+	if (rv == -1)
+		snprintf(err, errlen, "%s", run->error);
+	return rv;
 }
 
 json_t *
 ddrun_workload_json(const struct ddrun *r)
 {
-	const struct replay_dd *dd = &r->dd;
-
-	return json_pack("{s:s,s:s,s:I,s:o,s:I,s:I,s:b,s:b,s:b,s:s?}", "if",
-	    dd->in, "of", dd->out, "bs_bytes", (json_int_t)dd->bs_bytes,
-	    "count",
-	    dd->have_count ? json_integer((json_int_t)dd->count) : json_null(),
-	    "skip", (json_int_t)dd->skip, "seek", (json_int_t)dd->seek,
-	    "iflag_direct", dd->idirect, "oflag_direct", dd->odirect,
-	    "drop_caches", r->o->drop_caches, "ntp", r->o->ntp);
+	return r->j.wl->json(&r->j, NULL);
 }
 
 static json_t *
@@ -267,7 +178,8 @@ counts_json(const struct ddrun *r, size_t i)
 	int64_t xfer = 0;
 	char buf[512];
 
-	for (size_t k = 0; k < run->nphase; k++)
+	/* The copy and its sync: not an image's removal after them. */
+	for (size_t k = 0; k < run->nphase && k < 2; k++)
 		xfer += run->phase[k].elapsed_ns;
 	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s}",
 	    "records_in_full", (json_int_t)c->full_in, "records_in_partial",
@@ -280,15 +192,6 @@ counts_json(const struct ddrun *r, size_t i)
 	        ? (json_int_t)((double)c->bytes_out * 1e9 / (double)c->copy_ns)
 	        : 0,
 	    "closing", replay_dd_closing(c, buf, sizeof(buf)));
-}
-
-static json_t *
-spread_json(const int64_t *v, size_t n)
-{
-	struct spread s = stats_spread(v, n);
-
-	return json_pack("{s:I,s:I,s:I}", "median", (json_int_t)s.median, "min",
-	    (json_int_t)s.min, "max", (json_int_t)s.max);
 }
 
 /* Over the ok runs: dd's own figures and the lossage, median min max. */
@@ -309,19 +212,19 @@ dd_summary_json(const struct ddrun *r, json_t *runs)
 			if (strcmp(r->runs[i].status, "ok") == 0)
 				v[n++] = json_integer_value(json_object_get(
 				    json_object_get(run, "dd"), key[k]));
-		json_object_set_new(o, key[k], spread_json(v, n));
+		json_object_set_new(o, key[k], result_spread_json(v, n));
 	}
 	n = 0;
 	for (i = 0; i < r->nrun; i++)
 		if (strcmp(r->runs[i].status, "ok") == 0 && r->extra[i].loss.ok)
 			v[n++] = r->extra[i].loss.lossage_ns;
 	json_object_set_new(
-	    o, "lossage_ns", n > 0 ? spread_json(v, n) : json_null());
+	    o, "lossage_ns", n > 0 ? result_spread_json(v, n) : json_null());
 	n = 0;
 	for (i = 0; i < r->nrun; i++)
 		if (strcmp(r->runs[i].status, "ok") == 0)
 			v[n++] = r->extra[i].loss.realtime_drift_ns;
-	json_object_set_new(o, "realtime_drift_ns", spread_json(v, n));
+	json_object_set_new(o, "realtime_drift_ns", result_spread_json(v, n));
 	free(v);
 	return o;
 }
@@ -346,12 +249,13 @@ ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 	res.status = status;
 	res.started = r->started;
 	res.workload = workload;
-	res.ntarget = 2;
-	res.targets = r->t;
-	res.probe = r->probe;
+	res.ntarget = r->j.nt;
+	res.targets = r->j.t;
+	res.probe = r->j.probe;
 	res.nrun = r->nrun;
 	res.runs = r->runs;
-	res.between = r->between;
+	res.between = r->j.between;
+	res.adds = r->j.adds;
 	if ((doc = result_json(&res)) == NULL)
 		return NULL;
 	runs = json_object_get(doc, "runs");
@@ -366,53 +270,9 @@ ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 }
 
 void
-ddrun_medians(const struct ddrun *r, struct ddrun_medians *m)
-{
-	int64_t *v[5];
-	size_t nl = 0;
-
-	memset(m, 0, sizeof(*m));
-	for (int k = 0; k < 5; k++)
-		if ((v[k] = calloc(r->nrun + 1, sizeof(int64_t))) == NULL)
-			goto out;
-	for (size_t i = 0; i < r->nrun; i++) {
-		const struct ddrun_extra *x = &r->extra[i];
-		const struct run_result *run = &r->runs[i];
-		int64_t xfer = 0;
-
-		if (strcmp(run->status, "ok") != 0)
-			continue;
-		for (size_t k = 0; k < run->nphase; k++)
-			xfer += run->phase[k].elapsed_ns;
-		v[0][m->ok] = x->counts.copy_ns;
-		v[1][m->ok] = xfer;
-		v[2][m->ok] = x->counts.copy_ns > 0
-		    ? (int64_t)((double)x->counts.bytes_out * 1e9 /
-		          (double)x->counts.copy_ns)
-		    : 0;
-		v[3][m->ok] = x->loss.realtime_drift_ns;
-		m->ok++;
-		if (x->loss.ok)
-			v[4][nl++] = x->loss.lossage_ns;
-	}
-	m->copy_ns = stats_spread(v[0], m->ok).median;
-	m->xfer_ns = stats_spread(v[1], m->ok).median;
-	m->rate_bytes_per_s = stats_spread(v[2], m->ok).median;
-	m->drift_ns = stats_spread(v[3], m->ok).median;
-	m->have_lossage = nl > 0;
-	m->lossage_ns = stats_spread(v[4], nl).median;
-out:
-	for (int k = 0; k < 5; k++)
-		free(v[k]);
-}
-
-void
 ddrun_close(struct ddrun *r)
 {
-	probe_close(r->probe);
-	r->probe = NULL;
-	replay_dd_counts_free(r->shared);
-	r->shared = NULL;
+	job_close(&r->j);
 	for (size_t i = 0; i < r->nrun; i++)
 		result_run_free(&r->runs[i]);
 	free(r->runs);
@@ -507,7 +367,13 @@ ddrun_operands(int argc, char **argv, const char *const *refused,
 			return -1;
 		}
 	}
-	return 0;
+	if (dd->in != NULL && strncmp(dd->in, "ffs:", 4) == 0) {
+		warnx("operand 'if=%s': a dd reads a host file or device; "
+		      "ffs:IMAGE is for of=",
+		    dd->in);
+		return -1;
+	}
+	return dd->out != NULL ? ddrun_set_out(dd, dd->out) : 0;
 }
 
 void
@@ -603,7 +469,7 @@ cmd_dd(int argc, char **argv)
 	struct replay_dd dd;
 	struct ddrun r;
 	char err[768], deflabel[1024];
-	int status = EXIT_SUCCESS;
+	int status = EXIT_SUCCESS, rv;
 	json_t *doc;
 
 	ddrun_opts_init(&o);
@@ -626,12 +492,12 @@ cmd_dd(int argc, char **argv)
 	 * would leave the exact probe's tracefs instance behind.
 	 */
 	stop_catch();
-	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
+	if ((rv = ddrun_prepare(&r, &o, &dd, err, sizeof(err))) != 0) {
 		warnx("%s", err);
-		return EXIT_FAILURE;
+		return rv == -2 ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	for (int i = 0; i < o.runs; i++)
-		if (ddrun_run(&r, err, sizeof(err)) == -1) {
+		if (ddrun_next(&r, err, sizeof(err)) == -1) {
 			ddrun_die_if_stopped(&r);
 			warnx("run %zu failed: %s", r.nrun, err);
 			status = EXIT_FAILURE;

@@ -1,18 +1,17 @@
 /*
  * dd.h - what `ubcreplay dd`, `sweep` and `matrix` share: the option and
- * operand parsing, and one dd transfer, prepared once (operands checked,
- * both ends resolved to their devices, the probe opened on all of them),
- * run -n times with lossage measured around each run, and turned into a
- * result document.
+ * operand parsing, and one dd transfer as a job (job/: the dd workload on
+ * the ends' target, or on an FFS image's for of=ffs:IMAGE), opened once,
+ * run -n times through job_run, and turned into a result document.
  *
  *	struct ddrun r;
  *	ddrun_opts_init(&opts);
  *	while ((c = ddrun_getopt(argc, argv, own, "sweep", &opts, &st)) > 0)
  *		...					its own options
  *	if (ddrun_operands(argc, argv, NULL, NULL, &dd) == -1) ...
- *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) == -1) ...
+ *	if (ddrun_prepare(&r, &opts, &dd, err, sizeof(err)) != 0) ...
  *	for (i = 0; i < opts.runs; i++)
- *		if (ddrun_run(&r, err, sizeof(err)) == -1) ... stop
+ *		if (ddrun_next(&r, err, sizeof(err)) == -1) ... stop
  *	doc = ddrun_json(&r, "dd", label, ddrun_workload_json(&r));
  *	ddrun_close(&r);
  *
@@ -26,14 +25,14 @@
 #include <jansson.h>
 
 #include "../analysis/analysis.h"
+#include "../job/job.h"
 #include "../replay/replay.h"
 #include "../traces/sntp.h"
 #include "../traces/traces.h"
 
-#define DDRUN_MAX_RUNS       1000
-#define DDRUN_NTP_TIMEOUT_NS 2000000000LL
-#define DDRUN_SIZE_BYTES     (64ULL << 20) /* --size when not given */
-#define DDRUN_MAX_OWN        8             /* a command's own long options */
+#define DDRUN_MAX_RUNS   1000
+#define DDRUN_SIZE_BYTES (64ULL << 20) /* --size when not given */
+#define DDRUN_MAX_OWN    8             /* a command's own long options */
 
 /* The options every dd command takes besides dd's operands. */
 struct ddrun_opts {
@@ -57,17 +56,9 @@ struct ddrun_extra {
 
 struct ddrun {
 	const struct ddrun_opts *o;
-	struct replay_dd dd;
-	/*
-	 * The ends: [0] the source, [1] the destination without the devices
-	 * the source already lists, so that the result names each device
-	 * once; probe_target holds them all, in the same order.
-	 */
-	struct target t[2];
-	struct target probe_target;
-	struct probe *probe;
-	struct replay_dd_counts *shared; /* the child writes here */
-	struct devstats between[DEVSTATS_MAXDEV];
+	struct replay_dd dd; /* each run copies it as it is then */
+	struct job_opts jo;
+	struct job j;
 	size_t nrun;
 	struct run_result *runs;
 	struct ddrun_extra *extra;
@@ -118,16 +109,30 @@ int ddrun_finish(json_t *doc, const char *output, int quiet, int status);
 /* When a signal asked us to stop: close r and die of that signal. */
 void ddrun_die_if_stopped(struct ddrun *r);
 
-/* Checks dd's operands, resolves both ends, opens the probe. Warns not. */
+/*
+ * of= as given: a host path, or ffs:IMAGE (a file made in the run
+ * directory of the image's NetBSD kernel). The one place the target's kind
+ * is told from the operand; -1 when it names no image (warned).
+ */
+int ddrun_set_out(struct replay_dd *dd, const char *out);
+
+/*
+ * Checks dd's operands, opens the job (the ends resolved, or the image
+ * tried), and the probe on it. Warns not: -2 when what failed is a usage
+ * error (the rows refuse the options, or the target's open failing is
+ * one: an image NetBSD refuses), -1 otherwise, err saying why.
+ */
 int ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
     const struct replay_dd *dd, char *err, size_t errlen);
 
 /*
- * One run: drop caches (when asked), sync the destination, lossage before,
- * the copy and sync phases, lossage after. Returns -1 when the run failed
- * or could not be measured (err says why); the run is kept either way.
+ * The next run, through job_run (caches dropped when asked, the
+ * destination synced, the copy and sync phases, the lossage around them),
+ * kept with what dd counted; dd's closing lines printed when asked.
+ * Returns -1 when the run failed or could not be measured (err says why);
+ * the run is kept either way.
  */
-int ddrun_run(struct ddrun *r, char *err, size_t errlen);
+int ddrun_next(struct ddrun *r, char *err, size_t errlen);
 
 /* The runs as a result document of kind (dd, sweep, matrix). */
 json_t *ddrun_json(const struct ddrun *r, const char *kind, const char *label,
@@ -136,23 +141,7 @@ json_t *ddrun_json(const struct ddrun *r, const char *kind, const char *label,
 /* The workload object of one transfer, as docs/json.md describes it. */
 json_t *ddrun_workload_json(const struct ddrun *r);
 
-/*
- * Over the ok runs: the median copy time, transfer rate (bytes per second
- * of the copy phase), copy+sync time, lossage (valid is 0 when no run has
- * one) and clock drift.
- */
-struct ddrun_medians {
-	size_t ok;
-	int64_t copy_ns, xfer_ns, rate_bytes_per_s, drift_ns;
-	int64_t lossage_ns;
-	int have_lossage;
-};
-void ddrun_medians(const struct ddrun *r, struct ddrun_medians *m);
-
-/* Frees what prepare and run took, closes the probe. */
+/* Frees what prepare and the runs took, closes the job. */
 void ddrun_close(struct ddrun *r);
-
-/* "+0.000012 s" with sign, for lossage and drift. */
-const char *ddrun_signed_s(int64_t ns, char *buf, size_t len);
 
 #endif

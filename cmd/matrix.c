@@ -148,7 +148,8 @@ cmd_matrix(int argc, char **argv)
 			if (senseless(from[i], to[k], why, sizeof(why)))
 				continue;
 			dd.in = from[i];
-			dd.out = to[k];
+			if (ddrun_set_out(&dd, to[k]) == -1)
+				return EXIT_FAILURE;
 			if (replay_dd_check(&dd, err, sizeof(err)) == -1) {
 				warnx("%s", err);
 				return EXIT_FAILURE;
@@ -178,9 +179,8 @@ cmd_matrix(int argc, char **argv)
 				continue;
 			}
 			dd.in = from[i];
-			dd.out = to[k];
-			if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) ==
-			    -1) {
+			ddrun_set_out(&dd, to[k]);
+			if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) != 0) {
 				warnx("%s -> %s: %s", from[i], to[k], err);
 				json_array_append_new(pairs,
 				    pair_json(from[i], to[k], NULL, NULL, err));
@@ -190,7 +190,7 @@ cmd_matrix(int argc, char **argv)
 			if (!o.quiet)
 				fprintf(stderr, "%s -> %s\n", from[i], to[k]);
 			for (int m = 0; m < o.runs; m++)
-				if (ddrun_run(&r, err, sizeof(err)) == -1) {
+				if (ddrun_next(&r, err, sizeof(err)) == -1) {
 					ddrun_die_if_stopped(&r);
 					warnx("%s -> %s: run %d failed: %s",
 					    from[i], to[k], m + 1, err);

@@ -64,13 +64,19 @@ parse_bs_list(char *arg, uint64_t *bs, size_t *n)
 static json_t *
 size_summary(const struct ddrun *r, size_t from, size_t n)
 {
-	struct ddrun slice = *r;
+	/* On the heap: the job in it is large for a stack. */
+	struct ddrun *slice = malloc(sizeof(*slice));
 	json_t *doc, *s;
 
-	slice.runs = r->runs + from;
-	slice.extra = r->extra + from;
-	slice.nrun = n;
-	if ((doc = ddrun_json(&slice, "sweep", "", json_object())) == NULL)
+	if (slice == NULL)
+		return json_null();
+	*slice = *r;
+	slice->runs = r->runs + from;
+	slice->extra = r->extra + from;
+	slice->nrun = n;
+	doc = ddrun_json(slice, "sweep", "", json_object());
+	free(slice);
+	if (doc == NULL)
 		return json_null();
 	s = json_incref(json_object_get(doc, "summary"));
 	json_decref(doc);
@@ -87,7 +93,7 @@ cmd_sweep(int argc, char **argv)
 	struct replay_dd dd;
 	struct ddrun r;
 	char err[768], deflabel[1024];
-	int c, cold = 0, status = EXIT_SUCCESS;
+	int c, cold = 0, status = EXIT_SUCCESS, rv;
 	json_t *doc, *sizes, *list, *w;
 
 	ddrun_opts_init(&o);
@@ -143,9 +149,9 @@ cmd_sweep(int argc, char **argv)
 	dd.bs_bytes = bs[0];
 	/* Before the probe opens, as in dd.c. */
 	stop_catch();
-	if (ddrun_prepare(&r, &o, &dd, err, sizeof(err)) == -1) {
+	if ((rv = ddrun_prepare(&r, &o, &dd, err, sizeof(err))) != 0) {
 		warnx("%s", err);
-		return EXIT_FAILURE;
+		return rv == -2 ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < nbs && status == EXIT_SUCCESS; i++, ran++) {
 		r.dd.bs_bytes = bs[i];
@@ -154,7 +160,7 @@ cmd_sweep(int argc, char **argv)
 		nruns[i] = 0;
 		for (int k = 0; k < o.runs; k++) {
 			nruns[i]++;
-			if (ddrun_run(&r, err, sizeof(err)) == -1) {
+			if (ddrun_next(&r, err, sizeof(err)) == -1) {
 				ddrun_die_if_stopped(&r);
 				warnx("bs=%" PRIu64 " run %d failed: %s", bs[i],
 				    k + 1, err);

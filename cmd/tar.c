@@ -14,6 +14,9 @@
  * apart as "between runs". The marks chain from the probe's opening to the
  * end of the last run, so the runs and what lay between them add up to
  * everything the devices did while the tool watched.
+ *
+ * The runs are job/'s: the target and the workload are rows chosen here
+ * once (choose); this file parses, streams the result and prints.
  */
 #include <sys/stat.h>
 
@@ -29,13 +32,10 @@
 #include <unistd.h>
 
 #include "../analysis/analysis.h"
-#include "../analysis/nfs_report.h"
 #include "cmd.h"
 #include "../job/job.h"
 #include "../replay/replay.h"
 #include "../model/wtrace.h"
-#include "../traces/mountstats.h"
-#include "../traces/nfs.h"
 #include "../traces/traces.h"
 
 /*
@@ -64,7 +64,6 @@ struct opts {
 	int no_attrib; /* --no-attribution */
 	int quiet;
 	int timing;              /* a trace at its recorded pace */
-	int is_trace;            /* the workload is a trace, not an archive */
 	const char *archive;     /* NULL for a command */
 	const char *image;       /* an ffs:IMAGE target's image, or NULL */
 	const char *mount_opts;  /* -O: its NetBSD mount options */
@@ -240,23 +239,14 @@ parse(int argc, char **argv, struct opts *o)
 			      "command after it");
 			return -1;
 		}
-		if (o->timing || o->fsync == FSYNC_FILE) {
-			warnx("%s is for a workload trace or an archive, not "
-			      "a command",
-			    o->timing ? "--timing" : "--fsync file");
-			return -1;
-		}
 		o->dir = argv[optind];
-		if (strncmp(o->dir, "ffs:", 4) == 0)
-			o->image = o->dir + 4;
-		return 0;
-	}
-	if (argc - optind != 2) {
+	} else if (argc - optind != 2) {
 		warnx("expected an archive and a directory");
 		return -1;
+	} else {
+		o->archive = argv[optind];
+		o->dir = argv[optind + 1];
 	}
-	o->archive = argv[optind];
-	o->dir = argv[optind + 1];
 	/* An image mounted in a NetBSD rump kernel: ffs:IMAGE. */
 	if (strncmp(o->dir, "ffs:", 4) == 0) {
 		o->image = o->dir + 4;
@@ -265,121 +255,7 @@ parse(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
-	/* Each run on an image starts with a fresh kernel's empty cache. */
-	if (o->image != NULL &&
-	    (o->drop_caches || o->nfs_iface != NULL || o->nwatch > 0)) {
-		warnx("%s is for a host directory, not an ffs:IMAGE target",
-		    o->drop_caches             ? "--drop-caches"
-		        : o->nfs_iface != NULL ? "--nfs-iface"
-		                               : "--watch-dev");
-		return -1;
-	}
-	if (o->image == NULL &&
-	    (o->mount_opts != NULL || o->rump_dir != NULL ||
-	        o->rump_mem_bytes != 0)) {
-		warnx("%s is for an ffs:IMAGE target",
-		    o->mount_opts != NULL     ? "-O"
-		        : o->rump_dir != NULL ? "--rump"
-		                              : "--rump-mem");
-		return -1;
-	}
 	return 0;
-}
-
-static const char *
-fsync_name(enum replay_fsync f)
-{
-	return f == FSYNC_NONE ? "none" : f == FSYNC_FILE ? "file" : "end";
-}
-
-/* The run's share of the NFS traffic the watcher captured. */
-static int
-take_wire(struct nfs_watch *w, int last, struct run_result *run)
-{
-	struct nfs_stats st;
-	char err[512];
-
-	if (nfs_watch_take(w, last, &st, err, sizeof(err)) == -1) {
-		warnx("--nfs-iface: %s", err);
-		return -1;
-	}
-	run->nfs = nfs_stats_json(&st);
-	return 0;
-}
-
-/*
- * The NFS client's own counters since the previous reading (the job's
- * start for the first run), kept in the run; a mount whose counters cannot
- * be read is said and left out.
- */
-static void
-take_client(
-    const struct target *t, struct mountstats *prev, struct run_result *run)
-{
-	struct mountstats now;
-	char err[512];
-
-	if (mountstats_read(t->mountpoint, &now, err, sizeof(err)) == -1) {
-		warnx("%s", err);
-		return;
-	}
-	run->mountstats = mountstats_delta_json(prev, &now);
-	*prev = now;
-}
-
-static int
-is_nfs(const struct target *t)
-{
-	return strcmp(t->fstype, "nfs") == 0 || strcmp(t->fstype, "nfs4") == 0;
-}
-
-/*
- * The capture's filter: an NFS target mounted from a port of its own (the
- * kernel shows port= only when it is not 2049) is watched on that port.
- */
-static const char *
-wire_filter(const struct target *t, char *buf, size_t len)
-{
-	const char *p = strstr(t->options, ",port=");
-	unsigned port;
-
-	if (!is_nfs(t) || p == NULL || sscanf(p, ",port=%u", &port) != 1 ||
-	    port == 0 || port > 65535)
-		return NULL;
-	snprintf(buf, len, "port %u", port);
-	return buf;
-}
-
-/* The archive's entries and bytes are what the first run extracted. */
-static json_t *
-workload_json(const struct opts *o, const struct replay_archive_info *info,
-    const struct replay_wtrace_info *winfo, const uint64_t first[2])
-{
-	if (o->command != NULL) {
-		json_t *argv = json_array();
-
-		for (char *const *a = o->command; *a != NULL; a++)
-			json_array_append_new(argv, json_string(*a));
-		return json_pack("{s:o,s:s,s:b,s:b}", "command", argv, "fsync",
-		    fsync_name(o->fsync), "drop_caches", o->drop_caches, "keep",
-		    o->keep);
-	}
-	if (o->is_trace)
-		return json_pack(
-		    "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:s,s:b,s:b}",
-		    "trace", o->archive, "format", "ubcreplay workload trace",
-		    "operations", (json_int_t)winfo->ops, "threads",
-		    (json_int_t)winfo->threads, "recorded_ns",
-		    (json_int_t)winfo->duration_ns, "entries",
-		    (json_int_t)first[0], "bytes", (json_int_t)first[1],
-		    "recorded_write_bytes", (json_int_t)winfo->write_bytes,
-		    "timing", o->timing, "fsync", fsync_name(o->fsync),
-		    "drop_caches", o->drop_caches, "keep", o->keep);
-	return json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:b,s:b}", "archive",
-	    o->archive, "format", info->format, "filter", info->filter,
-	    "entries", (json_int_t)first[0], "bytes", (json_int_t)first[1],
-	    "fsync", fsync_name(o->fsync), "drop_caches", o->drop_caches,
-	    "keep", o->keep);
 }
 
 /* Gives back what a run holds, once it is in the result's stream. */
@@ -396,8 +272,7 @@ run_end(struct run_result *run)
 static void
 job_end(struct job *j, struct run_result *run)
 {
-	if (j->tops != NULL)
-		j->tops->close(j);
+	job_close(j);
 	run_end(run);
 }
 
@@ -421,43 +296,25 @@ result_text(struct result_stream *rs, json_t *doc)
 }
 
 /*
- * The trace or archive: read through before any run, and named fully into
- * archive (the child works inside the run directory).
+ * The one place the kinds are chosen: the target by its name (ffs:IMAGE,
+ * or a host directory), the workload by what follows "--" (a command) or
+ * by the input's first bytes (a workload trace, else an archive).
  */
-static int
-identify(struct opts *o, struct replay_archive_info *info,
-    struct replay_wtrace_info *winfo, char archive[PATH_MAX])
+static void
+choose(const struct opts *o, struct job *j)
 {
-	char err[768];
-
-	o->is_trace = wtrace_is(o->archive);
-	if (o->timing && !o->is_trace) {
-		warnx("--timing: '%s' is not a workload trace", o->archive);
-		return -1;
-	}
-	if ((o->is_trace ? replay_wtrace_identify(
-	                       o->archive, winfo, err, sizeof(err))
-	                 : replay_archive_identify(
-	                       o->archive, info, err, sizeof(err))) == -1) {
-		warnx("%s", err);
-		return -1;
-	}
-	if (realpath(o->archive, archive) == NULL) {
-		warnx("cannot resolve archive '%s': %s", o->archive,
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
+	j->tops = o->image != NULL ? &job_target_ffs : &job_target_dir;
+	j->wl = o->command != NULL  ? &job_command
+	    : wtrace_is(o->archive) ? &job_trace
+	                            : &job_tar;
 }
 
 /* What the job is asked, for the job module. */
 static void
-job_options(const struct opts *o, const struct replay_archive_info *info,
-    const struct replay_wtrace_info *winfo, const char *archive,
-    struct job_opts *jo)
+job_options(const struct opts *o, struct job_opts *jo)
 {
 	*jo = (struct job_opts){.dir = o->dir,
-	    .archive = archive,
+	    .archive = o->archive,
 	    .command = o->command,
 	    .fsync = o->fsync,
 	    .drop_caches = o->drop_caches,
@@ -468,8 +325,7 @@ job_options(const struct opts *o, const struct replay_archive_info *info,
 	    .probe = o->probe,
 	    .nwatch = o->nwatch,
 	    .watch = o->watch,
-	    .info = info,
-	    .winfo = winfo,
+	    .nfs_iface = o->nfs_iface,
 	    .image = o->image,
 	    .mount_opts = o->mount_opts,
 	    .rump_dir = o->rump_dir,
@@ -480,21 +336,17 @@ job_options(const struct opts *o, const struct replay_archive_info *info,
 int
 cmd_tar(int argc, char **argv)
 {
-	struct replay_archive_info info;
-	struct replay_wtrace_info winfo;
 	struct run_result run;
 	struct result_stream rs;
 	struct result r;
 	struct opts o;
 	struct job_opts jo;
-	struct nfs_watch watch;
-	struct mountstats client;
 	struct job j;
 	const char *why;
-	char err[768], label[1200], archive[PATH_MAX] = "", filter[32];
+	char err[768], label[1200];
 	json_t *doc;
 	uint64_t first[2] = {0, 0};
-	int nrun = 0, status = EXIT_SUCCESS, sig, kept = 1;
+	int nrun = 0, status = EXIT_SUCCESS, sig, kept = 1, rv;
 
 	if (parse(argc, argv, &o) == -1) {
 		usage_print(stderr);
@@ -502,23 +354,15 @@ cmd_tar(int argc, char **argv)
 	}
 	memset(&run, 0, sizeof(run));
 	memset(&j, 0, sizeof(j));
-	j.tops = o.image != NULL ? &job_target_ffs : &job_target_dir;
-	j.wl = o.command != NULL ? &job_command : &job_tar;
-	/* A workload trace says so in its first bytes; else an archive. */
-	memset(&info, 0, sizeof(info));
-	memset(&winfo, 0, sizeof(winfo));
-	if (o.command == NULL && identify(&o, &info, &winfo, archive) == -1)
-		return o.timing && !o.is_trace ? EXIT_USAGE : EXIT_FAILURE;
-	if (o.is_trace)
-		j.wl = &job_trace;
-	if ((why = job_unsupported(j.wl, j.tops)) != NULL) {
+	job_options(&o, &jo);
+	j.o = &jo;
+	choose(&o, &j);
+	if ((why = job_refused(&j)) != NULL) {
 		warnx("%s", why);
 		return EXIT_USAGE;
 	}
-	job_options(&o, &info, &winfo, archive, &jo);
-	j.o = &jo;
 	stop_catch();
-	if (j.tops->open(&j, err, sizeof(err)) == -1) {
+	if ((rv = job_open(&j, err, sizeof(err))) != 0) {
 		job_end(&j, &run);
 		/* Asked to stop while it opened: die of the signal. */
 		if ((sig = stop_signal()) != 0) {
@@ -527,13 +371,8 @@ cmd_tar(int argc, char **argv)
 			return 128 + sig;
 		}
 		warnx("%s", err);
-		return j.tops->fs == JOB_NETBSD ? EXIT_USAGE : EXIT_FAILURE;
-	}
-	if (is_nfs(j.t) &&
-	    mountstats_read(j.t->mountpoint, &client, err, sizeof(err)) == -1) {
-		warnx("%s", err);
-		job_end(&j, &run);
-		return EXIT_FAILURE;
+		return rv == -2 && j.tops->open_usage ? EXIT_USAGE
+		                                      : EXIT_FAILURE;
 	}
 	if (o.drop_caches && replay_drop_caches(err, sizeof(err)) == -1) {
 		warnx("%s", err);
@@ -547,21 +386,11 @@ cmd_tar(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	job_attrib_open(&j);
-	if (o.nfs_iface != NULL &&
-	    nfs_watch_start(&watch, o.nfs_iface,
-	        wire_filter(j.t, filter, sizeof(filter)), err,
-	        sizeof(err)) == -1) {
-		warnx("--nfs-iface: %s", err);
-		job_end(&j, &run);
-		return EXIT_FAILURE;
-	}
 	if (j.t->ndev == 0 && !o.quiet)
 		warnx("%s: reporting times only", j.t->nodev_reason);
 	/* Each run goes to the result's stream as it ends, and is let go. */
 	if (result_stream_open(&rs, o.output, err, sizeof(err)) == -1) {
 		warnx("%s", err);
-		if (o.nfs_iface != NULL)
-			nfs_watch_kill(&watch);
 		job_end(&j, &run);
 		return EXIT_FAILURE;
 	}
@@ -586,13 +415,17 @@ cmd_tar(int argc, char **argv)
 			warnx("run %d %s: %s", nrun, run.status, run.error);
 			status = EXIT_FAILURE;
 		}
-		if (o.nfs_iface != NULL && !stop_signal() &&
-		    take_wire(&watch, failed || nrun == o.runs, &run) == -1) {
+		/* What the target adds to the run (an NFS mount's counters). */
+		j.warning[0] = '\0';
+		if (j.tops->took != NULL &&
+		    j.tops->took(&j, failed || nrun == o.runs, &run, err,
+		        sizeof(err)) == -1) {
+			warnx("%s", err);
 			status = EXIT_FAILURE;
 			failed = 1;
 		}
-		if (is_nfs(j.t) && !stop_signal())
-			take_client(j.t, &client, &run);
+		if (j.warning[0] != '\0')
+			warnx("%s", j.warning);
 		if (nrun == 1) {
 			first[0] = run.phase[0].entries;
 			first[1] = run.phase[0].bytes;
@@ -617,8 +450,6 @@ cmd_tar(int argc, char **argv)
 		if (!kept || (failed && !j.go_on))
 			break;
 	}
-	if (o.nfs_iface != NULL)
-		nfs_watch_kill(&watch);
 	if ((sig = stop_signal()) != 0) {
 		/* Interrupted: no result; die of the signal as asked. */
 		job_end(&j, &run);
@@ -641,10 +472,10 @@ cmd_tar(int argc, char **argv)
 	r.kind = j.wl->kind;
 	r.label = o.label;
 	r.status = status == EXIT_SUCCESS ? "ok" : "failed";
-	r.workload = workload_json(&o, &info, &winfo, first);
+	r.workload = j.wl->json(&j, first);
 	r.between = j.between;
 	r.figures = &rs.figures;
-	r.netbsd = j.netbsd;
+	r.adds = j.adds;
 	/* The frame: the result but for its runs, which are in the stream. */
 	doc = result_json(&r);
 	/* The trace, like the result, is written after every measurement. */

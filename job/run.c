@@ -117,24 +117,33 @@ setup(struct job *j, char *err, size_t errlen)
 	return 0;
 }
 
-/* The workloads' jobs, for this run. */
-static void
-fill(struct job *j, int idx)
+const char *
+job_refused(const struct job *j)
 {
-	const struct job_opts *o = j->o;
+	const char *why = job_unsupported(j->wl, j->tops);
 
-	j->tar = (struct replay_tar_job){.archive = o->archive,
-	    .rundir = j->rundir,
-	    .fsync = o->fsync,
-	    .info = o->info,
-	    .progress = o->progress,
-	    .run = idx};
-	j->wtrace = (struct replay_wtrace_job){.trace = o->archive,
-	    .rundir = j->rundir,
-	    .info = o->winfo,
-	    .timing = o->timing};
-	j->command = (struct replay_command_job){
-	    .argv = o->command, .rundir = j->rundir};
+	if (why == NULL && j->wl->refuse != NULL)
+		why = j->wl->refuse(j->o);
+	if (why == NULL && j->tops->refuse != NULL)
+		why = j->tops->refuse(j->o);
+	return why;
+}
+
+int
+job_open(struct job *j, char *err, size_t errlen)
+{
+	if (j->wl->open != NULL && j->wl->open(j, err, errlen) == -1)
+		return -1;
+	return j->tops->open(j, err, errlen) == -1 ? -2 : 0;
+}
+
+void
+job_close(struct job *j)
+{
+	if (j->tops != NULL)
+		j->tops->close(j);
+	if (j->wl != NULL && j->wl->close != NULL)
+		j->wl->close(j);
 }
 
 int
@@ -150,8 +159,12 @@ job_run(struct job *j, int idx, struct run_result *run)
 	j->warning[0] = '\0';
 	j->kept = 0;
 	j->go_on = 0;
-	/* Filled first: a target's begin may fork what runs them. */
-	fill(j, idx);
+	/* Filled first: a target's begin may fork what runs it. */
+	if (j->wl->fill != NULL)
+		j->wl->fill(j);
+	/* The source may be in the host's cache, whatever the target. */
+	if (j->o->drop_caches && replay_drop_caches(err, sizeof(err)) == -1)
+		goto broken;
 	if (j->tops->begin(j, err, sizeof(err)) == -1)
 		goto broken;
 	if (setup(j, err, sizeof(err)) == -1)
@@ -159,8 +172,10 @@ job_run(struct job *j, int idx, struct run_result *run)
 	probe_label(j->probe, "between");
 	if (probe_mark(j->probe, before, err, sizeof(err)) == -1)
 		goto cleanup;
-	for (size_t i = 0; i < j->t->ndev; i++)
+	for (size_t i = 0; i < j->probe->target->ndev; i++)
 		devstats_add(&j->between[i], &before[i]);
+	if (j->wl->around != NULL)
+		j->wl->around(j, 0);
 
 	if (phase(j, j->wl->phase, j->wl->work[j->tops->fs], run, err,
 	        sizeof(err)) == -1)
@@ -170,7 +185,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 	if (j->go_on)
 		goto died;
 	/* Someone else's doing explains the workload's failure best. */
-	if (j->tops->check(j, err, sizeof(err)) == -1)
+	if (j->tops->check != NULL && j->tops->check(j, err, sizeof(err)) == -1)
 		what = err;
 	if (what == NULL && j->o->fsync == FSYNC_END) {
 		if (phase(j, "sync", j->tops->sync, run, err, sizeof(err)) ==
@@ -181,12 +196,14 @@ job_run(struct job *j, int idx, struct run_result *run)
 		if (j->go_on)
 			goto died;
 	}
+	if (j->wl->around != NULL)
+		j->wl->around(j, 1);
 	/* What the blocks hold, read while every file is still there. */
 	if (what == NULL && job_attrib_read(j, run, err, sizeof(err)) == -1)
 		goto cleanup;
 	if (j->o->keep) {
 		j->kept = 1;
-	} else {
+	} else if (j->tops->remove != NULL) {
 		if (phase(j, "remove", j->tops->remove, run, err,
 		        sizeof(err)) == -1)
 			goto cleanup;

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../analysis/nfs_report.h"
+#include "../model/stop.h"
+#include "../traces/mountstats.h"
+#include "../traces/nfs.h"
 #include "job.h"
 
 struct dir {
@@ -25,12 +29,116 @@ struct dir {
 	int dirfd, runfd;
 	dev_t dev;           /* of the target directory, when it was resolved */
 	const char *runname; /* in rundir */
+	int nfs;             /* an NFS mount: its client's counters kept */
+	struct mountstats client; /* at the last reading */
+	int watching;             /* o->nfs_iface's capture */
+	struct nfs_watch watch;
 };
+
+/* The options of an image in a NetBSD kernel, not a host directory's. */
+static const char *
+dir_refuse(const struct job_opts *o)
+{
+	if (o->mount_opts != NULL)
+		return "-O is for an ffs:IMAGE target";
+	if (o->rump_dir != NULL)
+		return "--rump is for an ffs:IMAGE target";
+	if (o->rump_mem_bytes != 0)
+		return "--rump-mem is for an ffs:IMAGE target";
+	return NULL;
+}
+
+static int
+is_nfs(const struct target *t)
+{
+	return strcmp(t->fstype, "nfs") == 0 || strcmp(t->fstype, "nfs4") == 0;
+}
+
+/*
+ * The capture's filter: an NFS target mounted from a port of its own (the
+ * kernel shows port= only when it is not 2049) is watched on that port.
+ */
+static const char *
+wire_filter(const struct target *t, char *buf, size_t len)
+{
+	const char *p = strstr(t->options, ",port=");
+	unsigned port;
+
+	if (!is_nfs(t) || p == NULL || sscanf(p, ",port=%u", &port) != 1 ||
+	    port == 0 || port > 65535)
+		return NULL;
+	snprintf(buf, len, "port %u", port);
+	return buf;
+}
+
+/* An NFS mount's counters from now on; the capture started. */
+static int
+nfs_open(struct job *j, struct dir *d, char *err, size_t errlen)
+{
+	char filter[32], why[512];
+
+	if ((d->nfs = is_nfs(j->t)) &&
+	    mountstats_read(j->t->mountpoint, &d->client, err, errlen) == -1)
+		return -1;
+	if (j->o->nfs_iface == NULL)
+		return 0;
+	if (nfs_watch_start(&d->watch, j->o->nfs_iface,
+	        wire_filter(j->t, filter, sizeof(filter)), why,
+	        sizeof(why)) == -1) {
+		snprintf(err, errlen, "--nfs-iface: %s", why);
+		return -1;
+	}
+	d->watching = 1;
+	return 0;
+}
+
+/*
+ * The run's share of the traffic captured, and the NFS client's own
+ * counters since the previous reading (the job's start for the first
+ * run); a mount whose counters cannot be read is said and left out.
+ */
+static int
+dir_took(
+    struct job *j, int last, struct run_result *run, char *err, size_t errlen)
+{
+	struct dir *d = j->tpriv;
+	struct nfs_stats st;
+	struct mountstats now;
+	char why[512];
+
+	if (stop_signal())
+		return 0;
+	if (d->watching) {
+		if (nfs_watch_take(&d->watch, last, &st, why, sizeof(why)) ==
+		    -1) {
+			snprintf(err, errlen, "--nfs-iface: %s", why);
+			return -1;
+		}
+		run->nfs = nfs_stats_json(&st);
+	}
+	if (!d->nfs)
+		return 0;
+	if (mountstats_read(j->t->mountpoint, &now, why, sizeof(why)) == -1) {
+		snprintf(j->warning, sizeof(j->warning), "%s", why);
+		return 0;
+	}
+	run->mountstats = mountstats_delta_json(&d->client, &now);
+	d->client = now;
+	return 0;
+}
 
 static int
 tick(void *probe, char *err, size_t errlen)
 {
 	return probe_tick(probe, err, errlen);
+}
+
+int
+job_child_phase(struct job *j, replay_fn fn, void *arg, int ticking,
+    struct replay_outcome *out, char *err, size_t errlen)
+{
+	return replay_child(fn, arg, ticking ? j->o->interval_ns : 0,
+	    ticking ? tick : NULL, j->probe, out, err, errlen);
 }
 
 /* DIR must be a directory we can make a run directory in. */
@@ -74,6 +182,7 @@ dir_open(struct job *j, char *err, size_t errlen)
 	    target_resolve(j->o->dir, &j->tgt, err, errlen) == -1)
 		return -1;
 	j->t = &j->tgt;
+	j->nt = 1;
 	for (size_t i = 0; i < j->o->nwatch; i++)
 		if (target_watch_dev(&j->tgt, j->o->watch[i], err, errlen) ==
 		    -1) {
@@ -93,7 +202,9 @@ dir_open(struct job *j, char *err, size_t errlen)
 	d->dev = st.st_dev;
 	j->probe =
 	    probe_open(j->o->probe, j->t, j->o->interval_ns, err, errlen);
-	return j->probe == NULL ? -1 : 0;
+	if (j->probe == NULL)
+		return -1;
+	return nfs_open(j, d, err, errlen);
 }
 
 static void
@@ -105,6 +216,8 @@ dir_close(struct job *j)
 	j->probe = NULL;
 	if (d == NULL)
 		return;
+	if (d->watching)
+		nfs_watch_kill(&d->watch);
 	if (d->dirfd != -1)
 		close(d->dirfd);
 	if (d->runfd != -1)
@@ -145,8 +258,6 @@ dir_begin(struct job *j, char *err, size_t errlen)
 
 	if (check_target(j, d, err, errlen) == -1)
 		return -1;
-	if (j->o->drop_caches && replay_drop_caches(err, errlen) == -1)
-		return -1;
 	if (replay_syncfs(j->o->dir, err, errlen) == -1)
 		return -1;
 	snprintf(tmpl, sizeof(tmpl), "%s/ubcreplay-run.XXXXXX", j->o->dir);
@@ -166,14 +277,6 @@ dir_begin(struct job *j, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-static int
-dir_phase(struct job *j, replay_fn fn, void *arg, int ticking,
-    struct replay_outcome *out, char *err, size_t errlen)
-{
-	return replay_child(fn, arg, ticking ? j->o->interval_ns : 0,
-	    ticking ? tick : NULL, j->probe, out, err, errlen);
 }
 
 static void
@@ -254,13 +357,15 @@ dir_layout(struct job *j, struct layout *l, char *err, size_t errlen)
 const struct job_target_ops job_target_dir = {
     .kind = "dir",
     .fs = JOB_HOST,
+    .refuse = dir_refuse,
     .open = dir_open,
     .begin = dir_begin,
-    .phase = dir_phase,
+    .phase = job_child_phase,
     .sync = dir_sync,
     .remove = dir_remove,
     .layout = dir_layout,
     .check = dir_check,
     .end = dir_end,
+    .took = dir_took,
     .close = dir_close,
 };

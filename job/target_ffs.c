@@ -108,6 +108,23 @@ struct ffs {
 	int ask, answer;
 };
 
+/*
+ * A host directory's options: the image's kernel has no NFS client and a
+ * device of its own. (--drop-caches empties the host's cache, where the
+ * archive or a dd's source is read; each run's kernel starts empty.)
+ */
+static const char *
+ffs_refuse(const struct job_opts *o)
+{
+	if (o->nfs_iface != NULL)
+		return "--nfs-iface is for a host directory, not an ffs:IMAGE "
+		       "target";
+	if (o->nwatch > 0)
+		return "--watch-dev is for a host directory, not an ffs:IMAGE "
+		       "target";
+	return NULL;
+}
+
 static const char *
 rump_dir(const struct job *j)
 {
@@ -776,6 +793,7 @@ ffs_open(struct job *j, char *err, size_t errlen)
 	t->dev[0].major = PROBE_NETBSD_MAJOR;
 	t->dev[0].role = "fs";
 	j->t = t;
+	j->nt = 1;
 	f->mem_bytes =
 	    j->o->rump_mem_bytes != 0 ? j->o->rump_mem_bytes : mem_default();
 	/*
@@ -803,7 +821,7 @@ ffs_open(struct job *j, char *err, size_t errlen)
 		j->warning[0] = '\0';
 		return -1;
 	}
-	j->netbsd = netbsd_json(j, f);
+	j->adds = json_pack("{s:o}", "netbsd", netbsd_json(j, f));
 	j->probe = probe_open_netbsd(
 	    j->o->probe, t, f->shm, j->o->interval_ns, err, errlen);
 	return j->probe == NULL ? -1 : 0;
@@ -892,13 +910,6 @@ ffs_remove_quiet(void *arg, struct replay_report *rep)
 	                  j->rundir, rep->error, sizeof(rep->error)) == -1;
 }
 
-static int
-ffs_check(struct job *j, char *err, size_t errlen)
-{
-	(void)j, (void)err, (void)errlen;
-	return 0;
-}
-
 /*
  * The run's end. done 0 with no kernel: it died, and its run's phase said
  * how; its copy goes, and a block device keeps the run directory, said.
@@ -946,8 +957,8 @@ ffs_close(struct job *j)
 		drop(j, 0);
 	probe_close(j->probe);
 	j->probe = NULL;
-	json_decref(j->netbsd);
-	j->netbsd = NULL;
+	json_decref(j->adds);
+	j->adds = NULL;
 	if (f != NULL)
 		rumpshm_free(f->shm);
 	free(f);
@@ -970,13 +981,14 @@ ffs_layout(struct job *j, struct layout *l, char *err, size_t errlen)
 const struct job_target_ops job_target_ffs = {
     .kind = "ffs",
     .fs = JOB_NETBSD,
+    .refuse = ffs_refuse,
+    .open_usage = 1,
     .open = ffs_open,
     .begin = ffs_begin,
     .phase = ffs_phase,
     .sync = ffs_sync,
     .remove = ffs_remove,
     .layout = ffs_layout,
-    .check = ffs_check,
     .end = ffs_end,
     .close = ffs_close,
 };

@@ -1,75 +1,43 @@
 /*
- * workload.c - the kinds of workload, each a row: its phase's name, and the
- * functions that do it on each kind of target. A function takes the job and
- * hands the workload its own part of it (j->tar, j->wtrace, j->command),
- * filled for the run.
+ * workload.c - what the workload rows share: their state made and given
+ * back, and the names of the options every one describes.
  */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "job.h"
 
-static void
-tar_host(void *arg, struct replay_report *rep)
+void *
+job_wpriv_new(struct job *j, size_t size, char *err, size_t errlen)
 {
-	replay_tar_extract(&((struct job *)arg)->tar, rep);
+	if ((j->wpriv = calloc(1, size)) == NULL)
+		snprintf(err, errlen, "out of memory");
+	return j->wpriv;
 }
 
-static void
-tar_netbsd(void *arg, struct replay_report *rep)
+void
+job_wpriv_free(struct job *j)
 {
-	replay_tar_extract_rump(&((struct job *)arg)->tar, rep);
+	free(j->wpriv);
+	j->wpriv = NULL;
 }
 
-static void
-trace_setup_host(void *arg, struct replay_report *rep)
+const char *
+job_fsync_name(enum replay_fsync f)
 {
-	replay_wtrace_setup(&((struct job *)arg)->wtrace, rep);
+	return f == FSYNC_NONE ? "none" : f == FSYNC_FILE ? "file" : "end";
 }
 
-static void
-trace_host(void *arg, struct replay_report *rep)
+int
+job_input_path(
+    const struct job *j, const char *what, char *path, char *err, size_t errlen)
 {
-	replay_wtrace_run(&((struct job *)arg)->wtrace, rep);
+	if (realpath(j->o->archive, path) != NULL)
+		return 0;
+	snprintf(err, errlen, "cannot resolve %s '%s': %s", what, j->o->archive,
+	    strerror(errno));
+	return -1;
 }
-
-/* The same in a NetBSD rump kernel: the trace's job says so. */
-static void
-trace_setup_netbsd(void *arg, struct replay_report *rep)
-{
-	struct replay_wtrace_job wj = ((struct job *)arg)->wtrace;
-
-	wj.netbsd = 1;
-	replay_wtrace_setup(&wj, rep);
-}
-
-static void
-trace_netbsd(void *arg, struct replay_report *rep)
-{
-	struct replay_wtrace_job wj = ((struct job *)arg)->wtrace;
-
-	wj.netbsd = 1;
-	replay_wtrace_run(&wj, rep);
-}
-
-static void
-command_host(void *arg, struct replay_report *rep)
-{
-	replay_command_run(&((struct job *)arg)->command, rep);
-}
-
-const struct job_workload job_tar = {
-    .kind = "tar",
-    .phase = "extract",
-    .work = {[JOB_HOST] = tar_host, [JOB_NETBSD] = tar_netbsd},
-};
-
-const struct job_workload job_trace = {
-    .kind = "trace",
-    .phase = "replay",
-    .setup = {[JOB_HOST] = trace_setup_host, [JOB_NETBSD] = trace_setup_netbsd},
-    .work = {[JOB_HOST] = trace_host, [JOB_NETBSD] = trace_netbsd},
-};
-
-const struct job_workload job_command = {
-    .kind = "command",
-    .phase = "command",
-    .work = {[JOB_HOST] = command_host},
-};

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "replay.h"
+#include "dd_impl.h"
 
 /*
  * A system without O_DIRECT refuses iflag=direct and oflag=direct in
@@ -268,7 +268,12 @@ replay_dd_check(const struct replay_dd *dd, char *err, size_t errlen)
 		return -1;
 	close(fd);
 
-	/* The destination is tried without creating or changing it. */
+	/*
+	 * The destination is tried without creating or changing it; one in
+	 * a kernel's filesystem is made in its run directory, and is not here.
+	 */
+	if (dd->out_kernel)
+		return 0;
 	if (stat(dd->out, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			snprintf(err, errlen,
@@ -374,26 +379,15 @@ skip_input(
 
 /* Writes len bytes as dd does: a short write is finished by another. */
 static int
-write_record(int fd, const struct replay_dd *dd, const char *buf, size_t len,
-    struct replay_dd_counts *c, struct replay_report *rep)
+write_record(int fd, const struct dd_sink *k, const struct replay_dd *dd,
+    const char *buf, size_t len, int64_t *off, struct replay_dd_counts *c,
+    struct replay_report *rep)
 {
 	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
+		ssize_t w = k->write(fd, buf, len, *off);
 
 		if (w == -1 && errno == EINTR)
 			continue;
-		if (w == -1 && errno == EINVAL && dd->odirect &&
-		    len % 512 != 0) {
-			/*
-			 * The last, partial record cannot be written
-			 * directly; dd writes it through the cache.
-			 */
-			int fl = fcntl(fd, F_GETFL);
-
-			if (fl != -1 &&
-			    fcntl(fd, F_SETFL, fl & ~O_DIRECT) != -1)
-				continue;
-		}
 		if (w == -1)
 			return fail(rep, "cannot write", dd->out);
 		if (w == 0) {
@@ -410,21 +404,21 @@ write_record(int fd, const struct replay_dd *dd, const char *buf, size_t len,
 			c->partial_out++;
 		c->bytes_out += (uint64_t)w;
 		buf += w;
+		*off += w;
 		len -= (size_t)w;
 	}
 	return 0;
 }
 
 void
-replay_dd_copy(void *arg, struct replay_report *rep)
+replay_dd_into(const struct replay_dd_job *job, const struct dd_sink *k,
+    struct replay_report *rep)
 {
-	struct replay_dd_job *job = arg;
 	const struct replay_dd *dd = job->dd;
 	struct replay_dd_counts *c = job->counts;
 	int in = -1, out = -1;
 	void *buf = NULL;
-	struct stat st;
-	int64_t t0;
+	int64_t t0, off;
 
 	memset(c, 0, sizeof(*c));
 	if ((errno = posix_memalign(&buf, DD_ALIGN, dd->bs_bytes)) != 0) {
@@ -436,25 +430,15 @@ replay_dd_copy(void *arg, struct replay_report *rep)
 		return;
 	}
 	t0 = mono_ns();
-	if ((in = open_in(dd, rep->error, sizeof(rep->error))) == -1 ||
-	    (out = open_out(dd, 1, rep->error, sizeof(rep->error))) == -1) {
-		rep->failed = 1;
-		goto done;
-	}
-	/* dd truncates a regular output file where the copy begins. */
 	if (dd->seek > 0 && dd->seek > (uint64_t)INT64_MAX / dd->bs_bytes) {
 		errno = EOVERFLOW;
 		fail(rep, "cannot seek in", dd->out);
 		goto done;
 	}
-	if (fstat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-	    ftruncate(out, (off_t)(dd->seek * dd->bs_bytes)) == -1) {
-		fail(rep, "cannot truncate", dd->out);
-		goto done;
-	}
-	if (dd->seek > 0 &&
-	    lseek(out, (off_t)(dd->seek * dd->bs_bytes), SEEK_SET) == -1) {
-		fail(rep, "cannot seek in", dd->out);
+	off = (int64_t)(dd->seek * dd->bs_bytes);
+	if ((in = open_in(dd, rep->error, sizeof(rep->error))) == -1 ||
+	    (out = k->open(dd, rep->error, sizeof(rep->error))) == -1) {
+		rep->failed = 1;
 		goto done;
 	}
 	if (skip_input(in, dd, buf, rep) == -1)
@@ -474,7 +458,8 @@ replay_dd_copy(void *arg, struct replay_report *rep)
 			c->full_in++;
 		else
 			c->partial_in++;
-		if (write_record(out, dd, buf, (size_t)r, c, rep) == -1)
+		if (write_record(out, k, dd, buf, (size_t)r, &off, c, rep) ==
+		    -1)
 			break;
 	}
 	rep->entries = 1;
@@ -482,25 +467,65 @@ done:
 	c->copy_ns = mono_ns() - t0;
 	if (in != -1)
 		close(in);
-	if (out != -1 && close(out) == -1 && !rep->failed)
+	if (out != -1 && k->close(out) == -1 && !rep->failed)
 		fail(rep, "cannot close", dd->out);
 	free(buf);
 }
 
-void
-replay_dd_sync(void *arg, struct replay_report *rep)
+/* The host's sink: dd truncates a regular output file where it begins. */
+static int
+host_open(const struct replay_dd *dd, char *err, size_t errlen)
 {
-	const struct replay_dd *dd = ((struct replay_dd_job *)arg)->dd;
-	int fd = open(dd->out, O_WRONLY | O_CLOEXEC);
+	off_t at = (off_t)(dd->seek * dd->bs_bytes);
+	const char *what = NULL;
+	struct stat st;
+	int fd = open_out(dd, 1, err, errlen);
 
-	if (fd == -1) {
-		fail(rep, "cannot open", dd->out);
-		return;
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftruncate(fd, at) == -1)
+		what = "truncate";
+	else if (at > 0 && lseek(fd, at, SEEK_SET) == -1)
+		what = "seek in";
+	if (what != NULL) {
+		snprintf(err, errlen, "cannot %s '%s': %s", what, dd->out,
+		    strerror(errno));
+		close(fd);
+		return -1;
 	}
-	/* A character device (/dev/null) has nothing to sync. */
-	if (fsync(fd) == -1 && errno != EINVAL && errno != EROFS)
-		fail(rep, "cannot fsync", dd->out);
-	close(fd);
+	return fd;
+}
+
+/*
+ * write() at the descriptor's place (off is where that is). The last,
+ * partial record cannot be written directly; dd writes it through the
+ * cache.
+ */
+static ssize_t
+host_write(int fd, const void *buf, size_t n, int64_t off)
+{
+	ssize_t w;
+	int fl;
+
+	(void)off;
+	while ((w = write(fd, buf, n)) == -1 && errno == EINVAL &&
+	    n % 512 != 0 && (fl = fcntl(fd, F_GETFL)) != -1 &&
+	    (fl & O_DIRECT) != 0 && fcntl(fd, F_SETFL, fl & ~O_DIRECT) != -1)
+		;
+	return w;
+}
+
+static const struct dd_sink host_sink = {
+    .open = host_open,
+    .write = host_write,
+    .close = close,
+};
+
+void
+replay_dd_copy(void *arg, struct replay_report *rep)
+{
+	replay_dd_into(arg, &host_sink, rep);
 }
 
 /*

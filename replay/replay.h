@@ -237,6 +237,11 @@ struct replay_dd {
 	int have_count;
 	uint64_t skip, seek;  /* blocks skipped in input, output */
 	int idirect, odirect; /* iflag=direct, oflag=direct */
+	/*
+	 * of= is a file in a kernel's filesystem (ffs:IMAGE), made where
+	 * the run puts it: replay_dd_check does not look at it.
+	 */
+	int out_kernel;
 };
 
 /* What the copy did, as dd counts it, in memory shared with the parent. */
@@ -284,10 +289,10 @@ void replay_dd_counts_free(struct replay_dd_counts *c);
 void replay_dd_copy(void *job, struct replay_report *rep);
 
 /*
- * replay_fn: fsync of the destination, on a struct replay_dd_job, so that
- * buffered writes reach the device inside a phase.
+ * replay_fn: the same copy, the source read on the host and written to
+ * job->dd->out in the NetBSD rump kernel of this process (dd_rump.c).
  */
-void replay_dd_sync(void *job, struct replay_report *rep);
+void replay_dd_copy_rump(void *job, struct replay_report *rep);
 
 /*
  * dd's closing lines, as GNU dd prints them:

@@ -31,43 +31,13 @@ app()
 	json "$1" "(lambda p: (p['app_write']['ops'], p['app_write']['bytes'], p['app_write']['size_hist']['buckets'], p['entries']))(d['runs'][0]['phases'][0])"
 }
 
-atf_test_case app_layer
-app_layer_head()
+# strace_kernels LOG: reads, bytes, writes, bytes of every kernel process's
+# pread and pwrite calls in strace's LOG (threads go with the process that
+# made them; ubcreplay's own are not the image's), but the first kernel's,
+# which is the trial mount, before the probe.
+strace_kernels()
 {
-	atf_set descr "the write() calls into NetBSD's FFS are the host extraction's, call for call"
-}
-app_layer_body()
-{
-	require_rump
-	mkffs ffs.img 256m 40000
-	mkdir host
-	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -o ffs.json "$small" ffs:ffs.img
-	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -p none -o host.json "$small" host
-	a=$(app ffs.json) h=$(app host.json)
-	[ "$a" = "$h" ] || atf_fail "NetBSD's write() layer differs: $a; the host's: $h"
-	case $a in "(0,"*) atf_fail "no write() calls: $a" ;; esac
-}
-
-atf_test_case exact_strace
-exact_strace_head()
-{
-	atf_set descr "the exact view's transfers equal strace's count of the kernels' pread and pwrite calls"
-}
-exact_strace_body()
-{
-	require_rump
-	require_prog strace
-	mkffs ffs.img 256m 40000
-	# LeakSanitizer cannot work under ptrace: a sanitized build runs
-	# without it here (the other cases keep it).
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    atf_check -s exit:0 -o ignore -e ignore strace -f -qq -o st.log \
-	    -e trace=pread64,pwrite64,clone,clone3,fork,vfork \
-	    "$ubc" -q -n 2 -O log -o r.json "$small" ffs:ffs.img
-	# Every kernel process's calls (threads go with the process that made
-	# them; ubcreplay's own are not the image's); the first kernel's is
-	# the trial mount, before the probe.
-	got=$(/usr/bin/python3 - st.log <<'EOF'
+	/usr/bin/python3 - "$1" <<'EOF'
 import re, sys
 lead, first, io, pending, root = {}, [], {}, {}, None
 for line in open(sys.argv[1]):
@@ -104,10 +74,109 @@ for p in first[1:]:
     tot = [a + b for a, b in zip(tot, io[p])]
 print(*tot)
 EOF
-)
-	want=$(json r.json "' '.join(str(sum(dv[k][f] for dv in [dv for r in d['runs'] for p in r['phases'] for dv in p['devices']] + d['between_runs']['devices'])) for k, f in (('read','ops'),('read','bytes'),('write','ops'),('write','bytes')))")
+}
+
+# transfers JSON: the same four sums in the result, the runs' and between.
+transfers()
+{
+	json "$1" "' '.join(str(sum(dv[k][f] for dv in [dv for r in d['runs'] for p in r['phases'] for dv in p['devices']] + d['between_runs']['devices'])) for k, f in (('read','ops'),('read','bytes'),('write','ops'),('write','bytes')))"
+}
+
+atf_test_case app_layer
+app_layer_head()
+{
+	atf_set descr "the write() calls into NetBSD's FFS are the host extraction's, call for call"
+}
+app_layer_body()
+{
+	require_rump
+	mkffs ffs.img 256m 40000
+	mkdir host
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -o ffs.json "$small" ffs:ffs.img
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" -q -p none -o host.json "$small" host
+	a=$(app ffs.json) h=$(app host.json)
+	[ "$a" = "$h" ] || atf_fail "NetBSD's write() layer differs: $a; the host's: $h"
+	case $a in "(0,"*) atf_fail "no write() calls: $a" ;; esac
+}
+
+atf_test_case exact_strace
+exact_strace_head()
+{
+	atf_set descr "the exact view's transfers equal strace's count of the kernels' pread and pwrite calls"
+}
+exact_strace_body()
+{
+	require_rump
+	require_prog strace
+	mkffs ffs.img 256m 40000
+	# LeakSanitizer cannot work under ptrace: a sanitized build runs
+	# without it here (the other cases keep it).
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    atf_check -s exit:0 -o ignore -e ignore strace -f -qq -o st.log \
+	    -e trace=pread64,pwrite64,clone,clone3,fork,vfork \
+	    "$ubc" -q -n 2 -O log -o r.json "$small" ffs:ffs.img
+	got=$(strace_kernels st.log)
+	want=$(transfers r.json)
 	echo "strace (reads, bytes, writes, bytes): $got; result: $want"
 	[ "$got" = "$want" ] || atf_fail "the result's transfers '$want' differ from strace's '$got'"
+}
+
+atf_test_case dd_strace
+dd_strace_head()
+{
+	atf_set descr "dd of=ffs:IMAGE: the exact view's transfers equal strace's count of the kernels' pread and pwrite calls, and dd's counts are the copy's"
+}
+dd_strace_body()
+{
+	require_rump
+	require_prog strace
+	mkffs ffs.img 256m 4000
+	head -c 3000000 /dev/urandom >src
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    atf_check -s exit:0 -o save:out -e save:err strace -f -qq \
+	    -o st.log -e trace=pread64,pwrite64,clone,clone3,fork,vfork \
+	    "$ubc" dd -n 2 -o r.json if=src of=ffs:ffs.img bs=64k
+	got=$(strace_kernels st.log)
+	want=$(transfers r.json)
+	echo "strace (reads, bytes, writes, bytes): $got; result: $want"
+	[ "$got" = "$want" ] || atf_fail "the result's transfers '$want' differ from strace's '$got'"
+	# The file's data reached the image, in the copy or the sync.
+	w=$(json r.json "min(sum(p['devices'][0]['write']['bytes'] for p in r['phases'][:2]) for r in d['runs'])")
+	[ "$w" -ge 3000000 ] || atf_fail "a run wrote $w bytes, less than the copy's 3000000"
+	got=$(json r.json "' '.join(str(x) for x in (d['runs'][1]['dd']['records_in_full'], d['runs'][1]['dd']['records_in_partial'], d['runs'][1]['dd']['records_out_full'], d['runs'][1]['dd']['records_out_partial'], d['runs'][1]['dd']['bytes'], [p['phase'] for p in d['runs'][0]['phases']], len(d['targets'])))")
+	[ "$got" = "45 1 45 1 3000000 ['copy', 'sync', 'remove'] 1" ] ||
+	    atf_fail "dd's counts, the phases, the targets: $got"
+	grep -q "^45+1 records out" err || atf_fail "no closing lines: $(cat err)"
+	grep -q "^target   ffs:ffs.img: ffs" out || atf_fail "no ffs target: $(cat out)"
+	[ "$(json r.json "'netbsd' in d")" = True ] || atf_fail "no netbsd object"
+	no_kernels
+}
+
+atf_test_case dd_sweep
+dd_sweep_head()
+{
+	atf_set descr "sweep of=ffs:IMAGE: each block size runs in the image's kernel, its write() calls of that size"
+}
+dd_sweep_body()
+{
+	require_rump
+	mkffs ffs.img 128m 4000
+	head -c 1048576 /dev/urandom >src
+	atf_check -s exit:0 -o save:out -e ignore "$ubc" sweep --bs 4k,64k \
+	    --size 1m -o s.json if=src of=ffs:ffs.img
+	got=$(json s.json "' '.join(str(x) for x in ([s['bs_bytes'] for s in d['sizes']], [r['phases'][0]['app_write']['ops'] for r in d['runs']], [r['dd']['bytes'] for r in d['runs']], d['status']))")
+	[ "$got" = "[4096, 65536] [256, 16] [1048576, 1048576] ok" ] ||
+	    atf_fail "sizes, write() calls, bytes, status: $got"
+	grep -q "65536" out || atf_fail "no table: $(cat out)"
+	# Refused: ffs: is a destination only, and names an image.
+	atf_check -s exit:1 -e match:"ffs:IMAGE is for of=" "$ubc" dd \
+	    if=ffs:ffs.img of=x
+	atf_check -s exit:1 -e match:"names no image" "$ubc" dd if=src of=ffs:
+	# An image NetBSD cannot use is bad input, as for the main job.
+	atf_check -s exit:2 -e match:"image 'none.img': No such file" \
+	    "$ubc" dd if=src of=ffs:none.img
+	[ ! -e ffs:none.img ] || atf_fail "a host file named ffs:none.img was made"
+	no_kernels
 }
 
 atf_test_case iostats
@@ -349,6 +418,8 @@ atf_init_test_cases()
 	atf_add_test_case panic
 	atf_add_test_case app_layer
 	atf_add_test_case exact_strace
+	atf_add_test_case dd_strace
+	atf_add_test_case dd_sweep
 	atf_add_test_case iostats
 	atf_add_test_case log_clusters
 	atf_add_test_case softdep
