@@ -33,9 +33,10 @@ ATF_TC_BODY(model_file, tc)
 	char err[256];
 
 	(void)tc;
-	put("good", "# a disk\nlatency_ns 20000\n  ns_per_kib 250 # fast\n\ndepth 32\nseg_max 126\nsize_max 65536\n");
-	ATF_REQUIRE_MSG(vdisk_model_read("good", &m, err, sizeof(err)) == 0,
-	    "%s", err);
+	put("good",
+	    "# a disk\nlatency_ns 20000\n  ns_per_kib 250 # fast\n\ndepth 32\nseg_max 126\nsize_max 65536\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("good", &m, err, sizeof(err)) == 0, "%s", err);
 	ATF_CHECK_EQ(m.latency_ns, 20000);
 	ATF_CHECK_EQ(m.ns_per_kib, 250);
 	ATF_CHECK_EQ(m.depth, 32);
@@ -52,7 +53,8 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK_STREQ(err, "twice:2: 'depth' twice");
 	put("range", "depth 0\n");
 	ATF_CHECK(vdisk_model_read("range", &m, err, sizeof(err)) == -1);
-	ATF_CHECK_STREQ(err, "range:1: 'depth' wants a whole number from 1 to 256");
+	ATF_CHECK_STREQ(
+	    err, "range:1: 'depth' wants a whole number from 1 to 256");
 	put("neg", "latency_ns -5\n");
 	ATF_CHECK(vdisk_model_read("neg", &m, err, sizeof(err)) == -1);
 	put("junk", "latency_ns 5us\n");
@@ -95,7 +97,8 @@ ATF_TC_BODY(image_unopenable, tc)
 	(void)tc;
 	vdisk_model_default(&m);
 	ATF_CHECK(vublk_open("nonexistent.img", &m, err, sizeof(err)) == NULL);
-	ATF_CHECK_STREQ(err, "cannot open 'nonexistent.img': No such file or directory");
+	ATF_CHECK_STREQ(
+	    err, "cannot open 'nonexistent.img': No such file or directory");
 	put("tiny.img", "x");
 	ATF_CHECK(vublk_open("tiny.img", &m, err, sizeof(err)) == NULL);
 	ATF_CHECK(strstr(err, "not a disk image") != NULL);
@@ -112,7 +115,8 @@ gsend(int fd, uint32_t req, const void *payload, uint32_t size, int pass)
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	memcpy(buf, hdr, 12);
-	memcpy(buf + 12, payload, size);
+	if (size > 0)
+		memcpy(buf + 12, payload, size);
 	if (pass != -1) {
 		struct cmsghdr *cm;
 
@@ -127,13 +131,13 @@ gsend(int fd, uint32_t req, const void *payload, uint32_t size, int pass)
 	ATF_REQUIRE(sendmsg(fd, &mh, 0) == (ssize_t)(12 + size));
 }
 
-#define MEM	 (64 * 1024)
-#define DESC	 0x1000
-#define AVAIL	 0x1100
-#define USED	 0x1200
-#define HDR	 0x2000
-#define DATA	 0x3000
-#define STATUS	 0x4000
+#define MEM    (64 * 1024)
+#define DESC   0x1000
+#define AVAIL  0x1100
+#define USED   0x1200
+#define HDR    0x2000
+#define DATA   0x3000
+#define STATUS 0x4000
 
 static void
 desc(unsigned char *mem, int i, uint64_t addr, uint32_t len, uint16_t flags,
@@ -208,7 +212,8 @@ ATF_TC_BODY(one_write, tc)
 	state[1] = 1;
 	gsend(sv[0], 18, state, 8, -1);
 	for (i = 0; i < 7; i++)
-		ATF_REQUIRE_MSG(vublk_message(d, sv[1], 0, err, sizeof(err)) == 1,
+		ATF_REQUIRE_MSG(
+		    vublk_message(d, sv[1], 0, err, sizeof(err)) == 1,
 		    "message %d: %s", i, err);
 	ATF_CHECK(vublk_message(d, sv[1], 0, err, sizeof(err)) == 0);
 
@@ -223,8 +228,8 @@ ATF_TC_BODY(one_write, tc)
 	memcpy(mem + AVAIL + 2, &one, 2);
 	state[1] = 0;
 	gsend(sv[0], 35, state, 8, -1); /* VRING_KICK at 500 ns */
-	ATF_REQUIRE_MSG(vublk_message(d, sv[1], 500, err, sizeof(err)) == 1,
-	    "%s", err);
+	ATF_REQUIRE_MSG(
+	    vublk_message(d, sv[1], 500, err, sizeof(err)) == 1, "%s", err);
 	/* Transfer 500..900, done at 1900; not before. */
 	ATF_CHECK_EQ(vublk_next_ns(d), 1900);
 	ATF_CHECK(vublk_complete(d, 1899, err, sizeof(err)) == 0);

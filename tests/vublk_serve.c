@@ -22,7 +22,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: vublk_serve -i image [-m model] -d dir -- command ...\n");
+	fprintf(stderr,
+	    "usage: vublk_serve -i image [-m model] -d dir -- command ...\n");
 	exit(2);
 }
 
@@ -64,9 +65,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	fprintf(stderr,
-	    "vublk_serve: reads %" PRIu64 " (%" PRIu64 " bytes), writes %" PRIu64
-	    " (%" PRIu64 " bytes), flushes %" PRIu64 ", other %" PRIu64
-	    ", last completion at %" PRId64 " ns\n",
+	    "vublk_serve: reads %" PRIu64 " (%" PRIu64
+	    " bytes), writes %" PRIu64 " (%" PRIu64 " bytes), flushes %" PRIu64
+	    ", other %" PRIu64 ", last completion at %" PRId64 " ns\n",
 	    st.reads, st.read_bytes, st.writes, st.write_bytes, st.flushes,
 	    st.other, st.last_done_ns);
 	if (WIFEXITED(status))

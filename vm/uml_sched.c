@@ -109,8 +109,8 @@ drain(struct sched *s)
 {
 	int rc;
 
-	while ((rc = vublk_message(s->d, s->vfd, s->now_ns, s->err,
-		    s->errlen)) == 1)
+	while ((rc = vublk_message(
+	            s->d, s->vfd, s->now_ns, s->err, s->errlen)) == 1)
 		;
 	return rc;
 }
@@ -133,8 +133,8 @@ next(struct sched *s)
 	if (dev >= 0 && (s->want_ns < 0 || dev <= s->want_ns)) {
 		if (dev > s->now_ns)
 			s->now_ns = dev;
-		if ((rc = vublk_complete(s->d, s->now_ns, s->err,
-			 s->errlen)) == -1)
+		if ((rc = vublk_complete(s->d, s->now_ns, s->err, s->errlen)) ==
+		    -1)
 			return -1;
 		if (rc == 1) {
 			/*
@@ -194,8 +194,8 @@ tt_message(struct sched *s)
 	if (n == 0)
 		return 1;
 	if (n != (ssize_t)sizeof(m)) {
-		snprintf(s->err, s->errlen, "time-travel: a short message (%zd bytes)",
-		    n);
+		snprintf(s->err, s->errlen,
+		    "time-travel: a short message (%zd bytes)", n);
 		return -1;
 	}
 	switch (m.op) {
@@ -214,16 +214,16 @@ tt_message(struct sched *s)
 	case TT_GET:
 		return tt_send(s, TT_ACK, m.seq, (uint64_t)s->now_ns);
 	case TT_GET_TOD:
-		return tt_send(s, TT_ACK, m.seq,
-		    (uint64_t)(TOD_START_NS + s->now_ns));
+		return tt_send(
+		    s, TT_ACK, m.seq, (uint64_t)(TOD_START_NS + s->now_ns));
 	case TT_WAIT:
 		s->waiting = 1;
 		if (tt_send(s, TT_ACK, m.seq, 0) == -1)
 			return -1;
 		return next(s);
 	default:
-		snprintf(s->err, s->errlen, "time-travel: unknown message %u",
-		    m.op);
+		snprintf(
+		    s->err, s->errlen, "time-travel: unknown message %u", m.op);
 		return -1;
 	}
 }
@@ -244,15 +244,17 @@ accept_one(int lfd, struct sched *s, pid_t pid, int *status, const char *what)
 		if (n == 1)
 			break;
 		if (n == -1 && errno != EINTR) {
-			snprintf(s->err, s->errlen, "poll: %s", strerror(errno));
+			snprintf(
+			    s->err, s->errlen, "poll: %s", strerror(errno));
 			return -1;
 		}
 		if (waitpid(pid, status, WNOHANG) == pid) {
 			snprintf(s->err, s->errlen,
 			    "the guest %s %d before it made %s",
-			    WIFEXITED(*status) ? "exited" : "was killed by signal",
-			    WIFEXITED(*status) ? WEXITSTATUS(*status) :
-						 WTERMSIG(*status),
+			    WIFEXITED(*status) ? "exited"
+			                       : "was killed by signal",
+			    WIFEXITED(*status) ? WEXITSTATUS(*status)
+			                       : WTERMSIG(*status),
 			    what);
 			return -2;
 		}
@@ -274,8 +276,8 @@ int
 vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
     struct vublk_stats *st, char *err, size_t errlen)
 {
-	struct sched s = {.tfd = -1, .vfd = -1, .want_ns = -1, .err = err,
-	    .errlen = errlen};
+	struct sched s = {
+	    .tfd = -1, .vfd = -1, .want_ns = -1, .err = err, .errlen = errlen};
 	char vpath[4096], tpath[4096];
 	int vl = -1, tl = -1, rc = -1, alive = 0;
 	pid_t pid = -1;
@@ -294,13 +296,14 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	}
 	if (pid == 0) {
 		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run '%s': %s\n", argv[0],
-		    strerror(errno));
+		fprintf(
+		    stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	/* The clock first: the guest connects to it on its command line. */
 	if ((s.tfd = accept_one(tl, &s, pid, status,
-		 "the time-travel connection (time-travel=ext:DIR/time.sock)")) < 0) {
+	         "the time-travel connection (time-travel=ext:DIR/time.sock)")) <
+	    0) {
 		if (s.tfd == -2)
 			pid = -1;
 		s.tfd = -1;
@@ -332,15 +335,16 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 		/* The disk's messages before the clock's (see above). */
 		if (p[1].revents & (POLLIN | POLLHUP)) {
 			if (s.vfd == -1) {
-				if ((s.vfd = accept4(vl, NULL, NULL,
-					 SOCK_CLOEXEC)) == -1) {
-					snprintf(err, errlen, "cannot accept the disk's connection: %s",
+				if ((s.vfd = accept4(
+				         vl, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+					snprintf(err, errlen,
+					    "cannot accept the disk's connection: %s",
 					    strerror(errno));
 					goto out;
 				}
 			} else {
-				int r = vublk_message(s.d, s.vfd, s.now_ns, err,
-				    errlen);
+				int r = vublk_message(
+				    s.d, s.vfd, s.now_ns, err, errlen);
 
 				if (r == -1 && strcmp(err, "closed") == 0) {
 					close(s.vfd);

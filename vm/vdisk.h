@@ -70,8 +70,8 @@ void vdisk_model_default(struct vdisk_model *m);
  * value that is not a number in range, or a key twice is an error naming
  * the file and line. 0, or -1 with the message in err.
  */
-int vdisk_model_read(const char *path, struct vdisk_model *m, char *err,
-    size_t errlen);
+int vdisk_model_read(
+    const char *path, struct vdisk_model *m, char *err, size_t errlen);
 /*
  * When a request of bytes (flush: a flush) that the device takes at now_ns
  * completes; advances the state.
@@ -85,8 +85,8 @@ struct vublk;
  * The device for the image file (opened read-write; its size, rounded
  * down to 512 bytes, is the disk's capacity). NULL with the message in err.
  */
-struct vublk *vublk_open(const char *image, const struct vdisk_model *m,
-    char *err, size_t errlen);
+struct vublk *vublk_open(
+    const char *image, const struct vdisk_model *m, char *err, size_t errlen);
 void vublk_close(struct vublk *d);
 /*
  * One vhost-user message from the guest's socket fd, handled at simulated
@@ -94,8 +94,8 @@ void vublk_close(struct vublk *d);
  * handled, 0 when none was waiting (nonblocking), -1 on the peer's end or
  * a protocol error (the message in err; "closed" at a clean end).
  */
-int vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
-    size_t errlen);
+int vublk_message(
+    struct vublk *d, int fd, int64_t now_ns, char *err, size_t errlen);
 /* The simulated time of the next completion, or -1 when none is due. */
 int64_t vublk_next_ns(const struct vublk *d);
 /*
@@ -104,8 +104,7 @@ int64_t vublk_next_ns(const struct vublk *d);
  * asking for a reply. Returns 1 when a call was sent (the caller then
  * waits for the reply with vublk_call_done), 0 when none, -1 on error.
  */
-int vublk_complete(struct vublk *d, int64_t now_ns, char *err,
-    size_t errlen);
+int vublk_complete(struct vublk *d, int64_t now_ns, char *err, size_t errlen);
 /* The slave channel's fd (-1 before the guest gave one). */
 int vublk_slave_fd(const struct vublk *d);
 /* Reads the guest's reply to the call. 0, or -1 with the message. */

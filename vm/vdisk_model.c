@@ -38,8 +38,14 @@ struct key {
 	uint64_t min, max;
 };
 
-#define K64(f, lo, hi) {#f, offsetof(struct vdisk_model, f), 1, lo, hi}
-#define K32(f, lo, hi) {#f, offsetof(struct vdisk_model, f), 0, lo, hi}
+#define K64(f, lo, hi)                                                         \
+	{                                                                      \
+#f, offsetof(struct vdisk_model, f), 1, lo, hi                 \
+	}
+#define K32(f, lo, hi)                                                         \
+	{                                                                      \
+#f, offsetof(struct vdisk_model, f), 0, lo, hi                 \
+	}
 
 static const struct key keys[] = {
     K64(latency_ns, 0, 1000000000000ULL),
@@ -47,7 +53,8 @@ static const struct key keys[] = {
     K64(flush_ns, 0, 1000000000000ULL),
     /* The ring holds 256 descriptors (virtio_uml's queue size). */
     K32(depth, 1, 256),
-    /* virtio_blk uses at most 2 + seg_max descriptors (VIRTIO_BLK_MAX_SG_ELEMS). */
+    /* virtio_blk uses at most 2 + seg_max descriptors
+       (VIRTIO_BLK_MAX_SG_ELEMS). */
     K32(seg_max, 1, 254),
     K32(size_max, 0, UINT32_MAX),
     K32(blk_size, 512, 65536),
@@ -56,8 +63,8 @@ static const struct key keys[] = {
 };
 
 int
-vdisk_model_read(const char *path, struct vdisk_model *m, char *err,
-    size_t errlen)
+vdisk_model_read(
+    const char *path, struct vdisk_model *m, char *err, size_t errlen)
 {
 	char line[256];
 	unsigned seen = 0, lineno = 0;
@@ -65,8 +72,8 @@ vdisk_model_read(const char *path, struct vdisk_model *m, char *err,
 
 	vdisk_model_default(m);
 	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -76,8 +83,8 @@ vdisk_model_read(const char *path, struct vdisk_model *m, char *err,
 
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path,
-			    lineno);
+			snprintf(
+			    err, errlen, "%s:%u: line too long", path, lineno);
 			goto fail;
 		}
 		if ((p = strchr(line, '#')) != NULL)
@@ -87,8 +94,8 @@ vdisk_model_read(const char *path, struct vdisk_model *m, char *err,
 			continue;
 		n = strcspn(p, " \t\r\n");
 		if (n >= sizeof(name)) {
-			snprintf(err, errlen, "%s:%u: unknown key", path,
-			    lineno);
+			snprintf(
+			    err, errlen, "%s:%u: unknown key", path, lineno);
 			goto fail;
 		}
 		memcpy(name, p, n);
@@ -155,7 +162,7 @@ vdisk_model_done_ns(const struct vdisk_model *m, struct vdisk_model_state *st,
 	if (flush)
 		return start + m->flush_ns;
 	/* bytes < 2^32 and ns_per_kib <= 1e9: no overflow. */
-	st->busy_until_ns = start + (int64_t)(bytes * (uint64_t)m->ns_per_kib /
-	    1024);
+	st->busy_until_ns =
+	    start + (int64_t)(bytes * (uint64_t)m->ns_per_kib / 1024);
 	return st->busy_until_ns + m->latency_ns;
 }

@@ -33,12 +33,12 @@
 
 /* vhost_user.h */
 #define VU_F_PROTOCOL_FEATURES 30
-#define VU_PF_SLAVE_REQ	       5
-#define VU_PF_CONFIG	       9
-#define VU_PF_INBAND	       14
-#define VU_FLAG_REPLY	       (1u << 2)
+#define VU_PF_SLAVE_REQ        5
+#define VU_PF_CONFIG           9
+#define VU_PF_INBAND           14
+#define VU_FLAG_REPLY          (1u << 2)
 #define VU_FLAG_NEED_REPLY     (1u << 3)
-#define VU_VERSION	       1
+#define VU_VERSION             1
 
 enum {
 	VU_GET_FEATURES = 1,
@@ -65,30 +65,30 @@ enum {
 };
 
 /* virtio_blk.h, virtio_config.h, virtio_ring.h */
-#define VIRTIO_BLK_F_SIZE_MAX	 1
-#define VIRTIO_BLK_F_SEG_MAX	 2
-#define VIRTIO_BLK_F_BLK_SIZE	 6
-#define VIRTIO_BLK_F_FLUSH	 9
-#define VIRTIO_RING_F_INDIRECT	 28
-#define VIRTIO_F_VERSION_1	 32
-#define VIRTIO_BLK_T_IN		 0
-#define VIRTIO_BLK_T_OUT	 1
-#define VIRTIO_BLK_T_FLUSH	 4
-#define VIRTIO_BLK_T_GET_ID	 8
-#define VIRTIO_BLK_S_OK		 0
-#define VIRTIO_BLK_S_IOERR	 1
-#define VIRTIO_BLK_S_UNSUPP	 2
-#define VRING_DESC_F_NEXT	 1
-#define VRING_DESC_F_WRITE	 2
-#define VRING_DESC_F_INDIRECT	 4
-#define VIRTIO_BLK_CONFIG_BYTES	 64
+#define VIRTIO_BLK_F_SIZE_MAX   1
+#define VIRTIO_BLK_F_SEG_MAX    2
+#define VIRTIO_BLK_F_BLK_SIZE   6
+#define VIRTIO_BLK_F_FLUSH      9
+#define VIRTIO_RING_F_INDIRECT  28
+#define VIRTIO_F_VERSION_1      32
+#define VIRTIO_BLK_T_IN         0
+#define VIRTIO_BLK_T_OUT        1
+#define VIRTIO_BLK_T_FLUSH      4
+#define VIRTIO_BLK_T_GET_ID     8
+#define VIRTIO_BLK_S_OK         0
+#define VIRTIO_BLK_S_IOERR      1
+#define VIRTIO_BLK_S_UNSUPP     2
+#define VRING_DESC_F_NEXT       1
+#define VRING_DESC_F_WRITE      2
+#define VRING_DESC_F_INDIRECT   4
+#define VIRTIO_BLK_CONFIG_BYTES 128
 
-#define MAX_REGIONS  8
-#define MAX_FDS	     8
-#define MAX_PAYLOAD  4096
-#define RING_MAX     256
+#define MAX_REGIONS 8
+#define MAX_FDS     8
+#define MAX_PAYLOAD 4096
+#define RING_MAX    256
 /* A request's descriptors: header, seg_max segments, status. */
-#define MAX_SEGS     (254 + 2)
+#define MAX_SEGS (254 + 2)
 
 struct region {
 	uint64_t guest, size, user;
@@ -130,8 +130,8 @@ seterr(char *err, size_t errlen, const char *what)
 }
 
 struct vublk *
-vublk_open(const char *image, const struct vdisk_model *m, char *err,
-    size_t errlen)
+vublk_open(
+    const char *image, const struct vdisk_model *m, char *err, size_t errlen)
 {
 	struct vublk *d;
 	struct stat sb;
@@ -152,7 +152,8 @@ vublk_open(const char *image, const struct vdisk_model *m, char *err,
 		return NULL;
 	}
 	if (!S_ISREG(sb.st_mode) || sb.st_size < 512) {
-		snprintf(err, errlen, "'%s': not a disk image (a regular file of 512 bytes or more)",
+		snprintf(err, errlen,
+		    "'%s': not a disk image (a regular file of 512 bytes or more)",
 		    image);
 		close(d->img);
 		free(d);
@@ -381,8 +382,8 @@ take(struct vublk *d, uint16_t head, int64_t now_ns, char *err, size_t errlen)
 	n = chain(d, head, segs, MAX_SEGS);
 	if (n < 2 || segs[0].write || segs[0].len < 16 || !segs[n - 1].write ||
 	    segs[n - 1].len < 1) {
-		snprintf(err, errlen, "malformed virtio-blk request at descriptor %u",
-		    head);
+		snprintf(err, errlen,
+		    "malformed virtio-blk request at descriptor %u", head);
 		return -1;
 	}
 	type = le32(segs[0].p);
@@ -405,9 +406,10 @@ take(struct vublk *d, uint16_t head, int64_t now_ns, char *err, size_t errlen)
 				status = VIRTIO_BLK_S_IOERR;
 				break;
 			}
-			got = type == VIRTIO_BLK_T_IN ?
-			    pread(d->img, segs[i].p, segs[i].len, (off_t)off) :
-			    pwrite(d->img, segs[i].p, segs[i].len, (off_t)off);
+			got = type == VIRTIO_BLK_T_IN
+			    ? pread(d->img, segs[i].p, segs[i].len, (off_t)off)
+			    : pwrite(
+			          d->img, segs[i].p, segs[i].len, (off_t)off);
 			if (got != (ssize_t)segs[i].len)
 				status = VIRTIO_BLK_S_IOERR;
 			off += segs[i].len;
@@ -466,12 +468,14 @@ take_avail(struct vublk *d, int64_t now_ns, char *err, size_t errlen)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	idx = le16(d->avail + 2);
 	if ((uint16_t)(idx - d->last_avail) > d->num) {
-		snprintf(err, errlen, "the guest's avail index %u is %u ahead of ours",
-		    idx, (uint16_t)(idx - d->last_avail));
+		snprintf(err, errlen,
+		    "the guest's avail index %u is %u ahead of ours", idx,
+		    (uint16_t)(idx - d->last_avail));
 		return -1;
 	}
 	while (d->last_avail != idx && d->ninflight < d->m.depth) {
-		uint16_t head = le16(d->avail + 4 + 2 * (d->last_avail % d->num));
+		uint16_t head =
+		    le16(d->avail + 4 + 2 * (d->last_avail % d->num));
 
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (take(d, head, now_ns, err, errlen) == -1)
@@ -516,7 +520,8 @@ vublk_complete(struct vublk *d, int64_t now_ns, char *err, size_t errlen)
 	if (take_avail(d, now_ns, err, errlen) == -1)
 		return -1;
 	if (d->slave == -1) {
-		seterr(err, errlen, "the guest gave no slave channel (VHOST_USER_PROTOCOL_F_SLAVE_REQ)");
+		seterr(err, errlen,
+		    "the guest gave no slave channel (VHOST_USER_PROTOCOL_F_SLAVE_REQ)");
 		return -1;
 	}
 	msg[0] = VU_SLAVE_VRING_CALL;
@@ -525,8 +530,8 @@ vublk_complete(struct vublk *d, int64_t now_ns, char *err, size_t errlen)
 	msg[3] = 0;
 	msg[4] = 0;
 	if (send_all(d->slave, msg, sizeof(msg)) == -1) {
-		snprintf(err, errlen, "cannot send VRING_CALL: %s",
-		    strerror(errno));
+		snprintf(
+		    err, errlen, "cannot send VRING_CALL: %s", strerror(errno));
 		return -1;
 	}
 	return 1;
@@ -544,7 +549,8 @@ vublk_call_done(struct vublk *d, char *err, size_t errlen)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			seterr(err, errlen, "the guest closed the slave channel");
+			seterr(
+			    err, errlen, "the guest closed the slave channel");
 			return -1;
 		}
 		got += (size_t)n;
@@ -561,6 +567,7 @@ static void
 config(const struct vublk *d, unsigned char *c)
 {
 	uint32_t v;
+	uint16_t q;
 
 	memset(c, 0, VIRTIO_BLK_CONFIG_BYTES);
 	memcpy(c, &d->sectors, 8);
@@ -572,15 +579,17 @@ config(const struct vublk *d, unsigned char *c)
 	memcpy(c + 20, &v, 4);
 	c[24] = 0;
 	c[32] = 1; /* wce: a write cache, flushed by FLUSH */
-	memcpy(c + 34, &(uint16_t){(uint16_t)d->m.num_queues}, 2);
+	q = (uint16_t)d->m.num_queues;
+	memcpy(c + 34, &q, 2);
 }
 
 static uint64_t
 offered(const struct vublk *d)
 {
-	uint64_t f = 1ULL << VIRTIO_F_VERSION_1 | 1ULL << VU_F_PROTOCOL_FEATURES |
-	    1ULL << VIRTIO_RING_F_INDIRECT | 1ULL << VIRTIO_BLK_F_SEG_MAX |
-	    1ULL << VIRTIO_BLK_F_BLK_SIZE | 1ULL << VIRTIO_BLK_F_FLUSH;
+	uint64_t f = 1ULL << VIRTIO_F_VERSION_1 |
+	    1ULL << VU_F_PROTOCOL_FEATURES | 1ULL << VIRTIO_RING_F_INDIRECT |
+	    1ULL << VIRTIO_BLK_F_SEG_MAX | 1ULL << VIRTIO_BLK_F_BLK_SIZE |
+	    1ULL << VIRTIO_BLK_F_FLUSH;
 
 	if (d->m.size_max != 0)
 		f |= 1ULL << VIRTIO_BLK_F_SIZE_MAX;
@@ -588,15 +597,16 @@ offered(const struct vublk *d)
 }
 
 int
-vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
-    size_t errlen)
+vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err, size_t errlen)
 {
 	unsigned char buf[12 + MAX_PAYLOAD];
 	char cbuf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
 	int fds[MAX_FDS], nfds = 0, rc = 1, i;
 	struct iovec iov = {buf, 12};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = cbuf,
+	    .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm;
 	uint32_t req, flags, size;
 	const unsigned char *p = buf + 12;
@@ -614,7 +624,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		return -1;
 	}
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
 			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
 			for (; k > 0 && nfds < MAX_FDS; k--, nfds++)
@@ -629,7 +640,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 			continue;
 		}
 		if (n <= 0) {
-			seterr(err, errlen, "vhost-user: a message shorter than its header");
+			seterr(err, errlen,
+			    "vhost-user: a message shorter than its header");
 			rc = -1;
 			goto out;
 		}
@@ -701,7 +713,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		num = le32(p);
 		if (num > MAX_REGIONS || num > (uint32_t)nfds ||
 		    size < 8 + 32 * num) {
-			seterr(err, errlen, "vhost-user: SET_MEM_TABLE with more regions than descriptors");
+			seterr(err, errlen,
+			    "vhost-user: SET_MEM_TABLE with more regions than descriptors");
 			rc = -1;
 			goto out;
 		}
@@ -717,7 +730,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 			m = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, fds[k], (off_t)le64(e + 24));
 			if (m == MAP_FAILED) {
-				snprintf(err, errlen, "cannot map the guest's memory: %s",
+				snprintf(err, errlen,
+				    "cannot map the guest's memory: %s",
 				    strerror(errno));
 				rc = -1;
 				goto out;
@@ -736,15 +750,16 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		if (size < 8)
 			goto short_payload;
 		if (le32(p) != 0) {
-			snprintf(err, errlen, "vhost-user: virtqueue %u (one queue)",
-			    le32(p));
+			snprintf(err, errlen,
+			    "vhost-user: virtqueue %u (one queue)", le32(p));
 			rc = -1;
 			goto out;
 		}
 		if (req == VU_SET_VRING_NUM) {
 			if (le32(p + 4) == 0 || le32(p + 4) > RING_MAX ||
 			    (le32(p + 4) & (le32(p + 4) - 1))) {
-				seterr(err, errlen, "vhost-user: a ring size that is not a power of two up to 256");
+				seterr(err, errlen,
+				    "vhost-user: a ring size that is not a power of two up to 256");
 				rc = -1;
 				goto out;
 			}
@@ -769,7 +784,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		if (size < 40)
 			goto short_payload;
 		if (le32(p) != 0) {
-			seterr(err, errlen, "vhost-user: virtqueue address for a second queue");
+			seterr(err, errlen,
+			    "vhost-user: virtqueue address for a second queue");
 			rc = -1;
 			goto out;
 		}
@@ -783,7 +799,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		break;
 	case VU_SET_SLAVE_REQ_FD:
 		if (nfds < 1) {
-			seterr(err, errlen, "vhost-user: SET_SLAVE_REQ_FD without a descriptor");
+			seterr(err, errlen,
+			    "vhost-user: SET_SLAVE_REQ_FD without a descriptor");
 			rc = -1;
 			goto out;
 		}
@@ -793,7 +810,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		fds[0] = -1;
 		break;
 	case VU_GET_CONFIG: {
-		unsigned char c[VIRTIO_BLK_CONFIG_BYTES], out[12 + VIRTIO_BLK_CONFIG_BYTES];
+		unsigned char c[VIRTIO_BLK_CONFIG_BYTES],
+		    out[12 + VIRTIO_BLK_CONFIG_BYTES];
 		uint32_t off, len;
 
 		if (size < 12)
@@ -802,7 +820,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		len = le32(p + 4);
 		if (off > VIRTIO_BLK_CONFIG_BYTES ||
 		    len > VIRTIO_BLK_CONFIG_BYTES - off) {
-			seterr(err, errlen, "vhost-user: GET_CONFIG beyond virtio_blk_config");
+			seterr(err, errlen,
+			    "vhost-user: GET_CONFIG beyond virtio_blk_config");
 			rc = -1;
 			goto out;
 		}
@@ -814,8 +833,8 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		break;
 	}
 	default:
-		snprintf(err, errlen, "vhost-user: request %u not supported",
-		    req);
+		snprintf(
+		    err, errlen, "vhost-user: request %u not supported", req);
 		rc = -1;
 		goto out;
 	}
@@ -829,8 +848,9 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err,
 		    strerror(errno));
 	goto out;
 short_payload:
-	snprintf(err, errlen, "vhost-user: request %u with a short payload (%u bytes)",
-	    req, size);
+	snprintf(err, errlen,
+	    "vhost-user: request %u with a short payload (%u bytes)", req,
+	    size);
 	rc = -1;
 out:
 	for (i = 0; i < nfds; i++)
