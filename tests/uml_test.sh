@@ -144,7 +144,7 @@ virtio_deterministic_cleanup()
 atf_test_case virtio_bad_input
 virtio_bad_input_head()
 {
-	atf_set descr "the virtio disk's server refuses a nonsense model file, an unopenable image, a socket directory it cannot use and a guest that never connects, naming each; uml-run.sh -V a missing model"
+	atf_set descr "the virtio disk's server refuses a nonsense model file, an unopenable image, a socket directory it cannot use and a guest that never connects, naming each; runs a guest's clock played by hand at the time it asked; uml-run.sh -V refuses a missing model"
 }
 virtio_bad_input_body()
 {
@@ -169,6 +169,24 @@ s = socket.socket(socket.AF_UNIX)
 s.connect("time.sock")
 sys.exit(4)'
 	[ ! -e time.sock ] && [ ! -e vublk.sock ] || atf_fail "sockets left behind"
+	# A guest's clock (um_timetravel.h) played by hand: it runs at the
+	# time it asked for, and GET says so.
+	cat >clock.py <<'EOF'
+import socket, struct
+s = socket.socket(socket.AF_UNIX)
+s.connect("time.sock")
+def ask(op, t, seq):
+    s.sendall(struct.pack("<IIQ", op, seq, t))
+    return struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert ask(1, 2**64 - 1, 1)[:2] == (0, 1)   # START: ACK
+assert ask(2, 5000, 2)[:2] == (0, 2)        # REQUEST 5000: ACK
+assert ask(3, 2**64 - 1, 3)[:2] == (0, 3)   # WAIT: ACK, then
+op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert (op, t) == (6, 5000), (op, t)        # RUN at 5000
+s.sendall(struct.pack("<IIQ", 0, seq, 0))
+assert ask(4, 0, 4) == (0, 4, 5000)         # GET: 5000
+EOF
+	atf_check -s exit:0 -e match:"writes 0" "$serve" -i img -d . -- python3 clock.py
 	atf_check -s exit:2 -e match:"-V '/nonexistent.model': no such file" \
 	    "$top/contrib/uml-run.sh" -V /nonexistent.model /bin/true "$small"
 }

@@ -109,9 +109,18 @@ drain(struct sched *s)
 {
 	int rc;
 
+	if (s->vfd == -1)
+		return 0;
 	while ((rc = vublk_message(
 	            s->d, s->vfd, s->now_ns, s->err, s->errlen)) == 1)
 		;
+	if (rc == -1 && strcmp(s->err, "closed") == 0) {
+		/* The guest let its disk go (at its end): no more kicks. */
+		close(s->vfd);
+		s->vfd = -1;
+		s->err[0] = '\0';
+		return 0;
+	}
 	return rc;
 }
 

@@ -623,6 +623,11 @@ vublk_message(struct vublk *d, int fd, int64_t now_ns, char *err, size_t errlen)
 		seterr(err, errlen, "closed");
 		return -1;
 	}
+	if (n == -1) {
+		snprintf(err, errlen, "vhost-user: cannot read: %s",
+		    strerror(errno));
+		return -1;
+	}
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
 		    cm->cmsg_type == SCM_RIGHTS) {
