@@ -182,6 +182,9 @@ assert ask(1, 2**64 - 1, 1)[:2] == (0, 1)   # START: ACK
 assert ask(2, 5000, 2)[:2] == (0, 2)        # REQUEST 5000: ACK
 assert ask(3, 2**64 - 1, 3)[:2] == (0, 3)   # WAIT: ACK, then
 op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert (op, t) == (7, 105000), (op, t)      # free until 5000 + latency
+s.sendall(struct.pack("<IIQ", 0, seq, 0))
+op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
 assert (op, t) == (6, 5000), (op, t)        # RUN at 5000
 s.sendall(struct.pack("<IIQ", 0, seq, 0))
 assert ask(4, 0, 4) == (0, 4, 5000)         # GET: 5000

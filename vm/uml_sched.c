@@ -59,7 +59,8 @@ struct sched {
 	int tfd, vfd;
 	struct vublk *d;
 	int64_t now_ns;
-	int64_t want_ns; /* the guest's next event; -1: none asked */
+	int64_t want_ns;    /* the guest's next event; -1: none asked */
+	int64_t latency_ns; /* the model's: no completion is sooner */
 	int waiting;
 	uint32_t seq;
 	char *err;
@@ -133,7 +134,7 @@ static int tt_message(struct sched *s);
 static int
 next(struct sched *s)
 {
-	int64_t dev;
+	int64_t dev, grant;
 	int rc;
 
 	if (drain(s) == -1)
@@ -187,6 +188,22 @@ next(struct sched *s)
 		return -1;
 	}
 	s->waiting = 0;
+	/*
+	 * The guest may run on its own, reading its clock and taking its
+	 * own events without a word to us, until the disk's next completion
+	 * or latency_ns from now, whichever is first: a request it kicks
+	 * meanwhile (at a time it tells us first, UPDATE) completes no sooner
+	 * than latency_ns after that, so it comes back to WAIT before any
+	 * completion we do not know of yet is due. Without this every read of
+	 * its clock (256 ns each) would be a round trip.
+	 */
+	grant = s->now_ns + s->latency_ns;
+	dev = vublk_next_ns(s->d);
+	if (dev >= 0 && dev < grant)
+		grant = dev;
+	if (grant > s->now_ns &&
+	    tt_send(s, TT_FREE_UNTIL, ++s->seq, (uint64_t)grant) == -1)
+		return -1;
 	return tt_send(s, TT_RUN, ++s->seq, (uint64_t)s->now_ns);
 }
 
@@ -292,6 +309,7 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	pid_t pid = -1;
 
 	err[0] = '\0';
+	s.latency_ns = c->model.latency_ns;
 	if ((s.d = vublk_open(c->image, &c->model, err, errlen)) == NULL)
 		return -1;
 	snprintf(vpath, sizeof(vpath), "%s/vublk.sock", c->dir);

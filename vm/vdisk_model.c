@@ -4,8 +4,10 @@
  * a request taken at now starts its transfer when the server is free, holds
  * it for bytes x ns_per_kib / 1024, and completes latency_ns after its
  * transfer ends (the latency overlaps other requests' transfers, the
- * transfers do not overlap each other). A flush completes flush_ns after
- * every transfer before it. Integer arithmetic only: the same inputs give
+ * transfers do not overlap each other). A flush completes latency_ns +
+ * flush_ns after every transfer before it. So no request completes sooner
+ * than latency_ns after it is taken, which lets the guest run that long
+ * on its own (uml_sched.c). Integer arithmetic only: the same inputs give
  * the same nanosecond, on every host.
  */
 #include <errno.h>
@@ -160,7 +162,7 @@ vdisk_model_done_ns(const struct vdisk_model *m, struct vdisk_model_state *st,
 	int64_t start = now_ns > st->busy_until_ns ? now_ns : st->busy_until_ns;
 
 	if (flush)
-		return start + m->flush_ns;
+		return start + m->latency_ns + m->flush_ns;
 	/* bytes < 2^32 and ns_per_kib <= 1e9: no overflow. */
 	st->busy_until_ns =
 	    start + (int64_t)(bytes * (uint64_t)m->ns_per_kib / 1024);
