@@ -43,9 +43,10 @@
  * depth requests in the device (the rest wait in the virtqueue, where the
  * guest put them); a flush waits for every transfer before it and costs
  * latency_ns + flush_ns. Nothing completes sooner than latency_ns after
- * it is taken: the guest may run that long without asking the clock. What the guest is told: the segments a request may have
- * (seg_max), the bytes one segment may hold (size_max, 0: no limit), the
- * logical block size (blk_size), one queue.
+ * it is taken: the guest may run that long without asking the clock.
+ * What the guest is told: the segments a request may have (seg_max), the
+ * bytes one segment may hold (size_max, 0: no limit), the logical block
+ * size (blk_size), one queue.
  */
 struct vdisk_model {
 	int64_t latency_ns;
