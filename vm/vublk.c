@@ -198,34 +198,23 @@ vublk_stats(const struct vublk *d, struct vublk_stats *s)
 	*s = d->st;
 }
 
-/* The guest's bytes at guest-physical gpa, len long, or NULL. */
+/*
+ * The guest's bytes at address a, len long, or NULL: a guest-physical
+ * address (descriptors) or, with user set, one in the master's address
+ * space (the rings; virtio_uml makes the two the same, but says both).
+ */
 static unsigned char *
-gpa(struct vublk *d, uint64_t a, uint64_t len)
+guest(struct vublk *d, uint64_t a, uint64_t len, int user)
 {
 	unsigned i;
 
 	for (i = 0; i < d->nreg; i++) {
 		struct region *r = &d->reg[i];
+		uint64_t base = user ? r->user : r->guest;
 
-		if (a >= r->guest && a - r->guest <= r->size &&
-		    len <= r->size - (a - r->guest))
-			return r->map + (a - r->guest);
-	}
-	return NULL;
-}
-
-/* The same for the master's user addresses (the rings). */
-static unsigned char *
-uva(struct vublk *d, uint64_t a, uint64_t len)
-{
-	unsigned i;
-
-	for (i = 0; i < d->nreg; i++) {
-		struct region *r = &d->reg[i];
-
-		if (a >= r->user && a - r->user <= r->size &&
-		    len <= r->size - (a - r->user))
-			return r->map + (a - r->user);
+		if (a >= base && a - base <= r->size &&
+		    len <= r->size - (a - base))
+			return r->map + (a - base);
 	}
 	return NULL;
 }
@@ -264,9 +253,9 @@ map_rings(struct vublk *d)
 	d->desc = d->avail = d->used = NULL;
 	if (d->num == 0 || d->nreg == 0 || d->desc_ua == 0)
 		return;
-	d->desc = uva(d, d->desc_ua, 16ULL * d->num);
-	d->avail = uva(d, d->avail_ua, 4 + 2ULL * d->num);
-	d->used = uva(d, d->used_ua, 4 + 8ULL * d->num);
+	d->desc = guest(d, d->desc_ua, 16ULL * d->num, 1);
+	d->avail = guest(d, d->avail_ua, 4 + 2ULL * d->num, 1);
+	d->used = guest(d, d->used_ua, 4 + 8ULL * d->num, 1);
 }
 
 static int
@@ -332,7 +321,7 @@ chain(struct vublk *d, uint16_t head, struct seg *segs, int max)
 		flags = le16(e + 12);
 		if (flags & VRING_DESC_F_INDIRECT) {
 			if (indirect || len % 16 != 0 || len == 0 ||
-			    (tab = gpa(d, addr, len)) == NULL)
+			    (tab = guest(d, addr, len, 0)) == NULL)
 				return -1;
 			indirect = 1;
 			tabn = len / 16;
@@ -340,7 +329,7 @@ chain(struct vublk *d, uint16_t head, struct seg *segs, int max)
 			hops = 0;
 			continue;
 		}
-		if (n == max || (segs[n].p = gpa(d, addr, len)) == NULL)
+		if (n == max || (segs[n].p = guest(d, addr, len, 0)) == NULL)
 			return -1;
 		segs[n].len = len;
 		segs[n].write = (flags & VRING_DESC_F_WRITE) != 0;
