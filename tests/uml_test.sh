@@ -26,7 +26,7 @@ require_uml()
 		done
 	fi
 	[ -n "$linux" ] && [ -x "$linux" ] ||
-	    atf_skip "no UML kernel built (tinyconfig, cold: see docs/vm-machine.md for the minutes on 2 cores): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (linux-source-6.12 builds the same way; or set UBC_UML_LINUX)"
+	    atf_skip "no UML kernel built (cold on 2 cores: docs/vm-machine.md): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (linux-source-6.12 builds the same way; or set UBC_UML_LINUX)"
 	# ASan's shadow memory does not fit a UML guest's address space.
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
