@@ -14,7 +14,7 @@
 # every time: the same kernel, archive, memory, model and seed give the
 # same counts, run after run.
 #
-#   uml-run.sh [-m MEM] [-d BASE_NS,NS_PER_KIB] [-r SEED] [-s DISKSIZE]
+#   uml-run.sh [-m MEM] [-d BASE_NS,NS_PER_KIB | -V MODEL] [-r SEED] [-s DISKSIZE]
 #              [-b UBCREPLAY] [-o RESULT] LINUX ARCHIVE
 #
 #   -m MEM      the guest's memory (mem=; default 512M)
@@ -23,6 +23,11 @@
 #               (time-travel-start=) whatever the seed
 #   -d MODEL    ubd's disk model (ubd_model=; default the kernel's,
 #               100000,2000), or off
+#   -V MODEL    the disk is virtio-blk instead of ubd: the kernel's
+#               virtio_blk over UML's virtio transport, served by
+#               build/tests/vublk_serve (vm/vublk.c) with the disk model
+#               file MODEL (vm/vdisk.h; - for the defaults), which also
+#               owns the guest's simulated time (time-travel=ext)
 #   -s SIZE     the disk file (truncate -s; default 256M)
 #   -b PROG     ubcreplay (default: ../ubcreplay beside this script)
 #   -o RESULT   where the result JSON goes (default uml-result.json)
@@ -49,6 +54,7 @@ size=256M
 seed=1
 prog=$here/../ubcreplay
 out=uml-result.json
+vmodel=
 fs_uuid=75626372-6570-6c61-7975-6d6c00000001
 
 die()
@@ -57,11 +63,12 @@ die()
 	exit 2
 }
 
-usage="usage: $me [-m MEM] [-d BASE_NS,NS_PER_KIB|off] [-r SEED] [-s SIZE] [-b UBCREPLAY] [-o RESULT] LINUX ARCHIVE"
-while getopts m:d:r:s:b:o: opt; do
+usage="usage: $me [-m MEM] [-d BASE_NS,NS_PER_KIB|off] [-V MODEL] [-r SEED] [-s SIZE] [-b UBCREPLAY] [-o RESULT] LINUX ARCHIVE"
+while getopts m:d:V:r:s:b:o: opt; do
 	case $opt in
 	m) mem=$OPTARG ;;
 	d) model=$OPTARG ;;
+	V) vmodel=$OPTARG ;;
 	r) seed=$OPTARG ;;
 	s) size=$OPTARG ;;
 	b) prog=$OPTARG ;;
@@ -80,6 +87,16 @@ esac
 case $seed in
 '' | *[!0-9]*) die "-r '$seed': a number" ;;
 esac
+serve=
+if [ -n "$vmodel" ]; then
+	[ -z "$model" ] || die "-d is ubd's model, -V the virtio disk's: one of them"
+	serve=$here/../build/tests/vublk_serve
+	[ -x "$serve" ] || die "no '$serve' (make build/tests/vublk_serve)"
+	if [ "$vmodel" != - ]; then
+		[ -f "$vmodel" ] || die "-V '$vmodel': no such file"
+		vmodel=$(cd "$(dirname "$vmodel")" && pwd)/$(basename "$vmodel")
+	fi
+fi
 linux=$1
 archive=$2
 [ -f "$linux" ] && [ -x "$linux" ] || die "'$linux' is no UML kernel (not an executable file)"
@@ -124,6 +141,8 @@ E2FSPROGS_FAKE_TIME=1700000000 mkfs.ext4 -q -F -U "$fs_uuid" \
 # kernel mounts devtmpfs on /dev). Its mounts are the guest's own, on the
 # work directory's mnt/ (the disk) and out/ (hostfs, read-write).
 mkdir -p "$work/mnt" || die "cannot make '$work/mnt'"
+dev=/dev/ubda
+[ -z "$serve" ] || dev=/dev/vda
 cat >"$work/init" <<EOF || die "cannot write '$work/init'"
 #!/bin/sh
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -131,7 +150,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t hostfs -o '$work/out' none '$work/out'
-mount -t ext4 -o no_prefetch_block_bitmaps /dev/ubda '$work/mnt'
+mount -t ext4 -o no_prefetch_block_bitmaps $dev '$work/mnt'
 : >'$work/out/started'
 '$prog' -p exact -o '$work/out/result.json' '$work/archive' '$work/mnt' \\
     >'$work/out/report.txt' 2>&1
@@ -145,13 +164,26 @@ chmod +x "$work/init"
 
 modelarg=
 [ -z "$model" ] || modelarg=ubd_model=$model
+# The virtio disk: vublk_serve listens on WORK/time.sock and
+# WORK/vublk.sock, starts the kernel and serves both until it exits.
+clock=time-travel=inf-cpu
+diskarg=ubd0=$disk
+server=
+if [ -n "$serve" ]; then
+	clock=time-travel=ext:$work/time.sock
+	diskarg=virtio_uml.device=$work/vublk.sock:2
+	server="$serve -i $disk -d $work"
+	[ "$vmodel" = - ] || server="$server -m $vmodel"
+	server="$server --"
+fi
 start=$(date +%s.%N)
-TMPDIR=$mem_dir setarch x86_64 -R "$linux" mem="$mem" time-travel=inf-cpu \
+TMPDIR=$mem_dir setarch x86_64 -R $server "$linux" mem="$mem" $clock \
     time-travel-start=1700000000000000000 uml_seed="$seed" uml_dir="$work" \
-    root=/dev/root rootfstype=hostfs rootflags=/ ro ubd0="$disk" \
+    root=/dev/root rootfstype=hostfs rootflags=/ ro "$diskarg" \
     $modelarg init="$work/init" con0=null,fd:1 con=null \
     </dev/null >"$work/console.log" 2>&1
 end=$(date +%s.%N)
+[ -z "$serve" ] || grep '^vublk_serve: ' "$work/console.log" | sed 's/^vublk_serve: /uml-run.sh: vublk: /' >&2
 if [ ! -f "$work/out/rc" ] || [ "$(cat "$work/out/rc")" != 0 ] ||
     [ ! -s "$work/out/result.json" ]; then
 	echo "$me: the job did not finish in the guest; the console's last lines ($work/console.log):" >&2

@@ -26,7 +26,7 @@ require_uml()
 		done
 	fi
 	[ -n "$linux" ] && [ -x "$linux" ] ||
-	    atf_skip "no UML kernel built (about 16 min on 2 cores): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (linux-source-6.12 builds the same way; or set UBC_UML_LINUX)"
+	    atf_skip "no UML kernel built (cold on 2 cores: docs/vm-machine.md): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (linux-source-6.12 builds the same way; or set UBC_UML_LINUX)"
 	# ASan's shadow memory does not fit a UML guest's address space.
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
@@ -102,6 +102,96 @@ deterministic_body()
 deterministic_cleanup()
 {
 	hogs_stop
+}
+
+# A UML kernel that has UML's virtio transport (its parameter's name is in
+# the program), and the virtio disk's server.
+require_virtio()
+{
+	require_uml
+	grep -aq 'virtio_uml.device' "$linux" ||
+	    atf_skip "'$linux' has no CONFIG_VIRTIO_UML (a build from contrib/vm-kbuild.sh -a um after contrib/guest-um.config gained it has)"
+	[ -x "$top/build/tests/vublk_serve" ] ||
+	    atf_fail "missing build/tests/vublk_serve (make build/tests/vublk_serve)"
+}
+
+atf_test_case virtio_deterministic
+virtio_deterministic_head()
+{
+	atf_set descr "the same UML cell on the virtio disk (vublk, time-travel=ext) twice, then beside two CPU hogs: identical counts"
+	atf_set timeout 300
+}
+virtio_deterministic_body()
+{
+	require_virtio
+	uml_run va -V "$top/contrib/vdisk.model"
+	uml_run vb -V "$top/contrib/vdisk.model"
+	hogs_start
+	uml_run vhog -V "$top/contrib/vdisk.model"
+	hogs_stop
+	same_counts "two quiet runs on the virtio disk" va.json.counts vb.json.counts
+	same_counts "a quiet run and one under a CPU hog on the virtio disk" \
+	    va.json.counts vhog.json.counts
+	grep -q '^run 0 .* vda write ops [1-9]' va.json.counts ||
+	    atf_fail "no writes counted on vda: $(head -n 3 va.json.counts | tr '\n' ' ')"
+	cat va.json.times vb.json.times vhog.json.times
+}
+virtio_deterministic_cleanup()
+{
+	hogs_stop
+}
+
+atf_test_case virtio_bad_input
+virtio_bad_input_head()
+{
+	atf_set descr "the virtio disk's server refuses a nonsense model file, an unopenable image, a socket directory it cannot use and a guest that never connects, naming each; runs a guest's clock played by hand at the time it asked; uml-run.sh -V refuses a missing model"
+}
+virtio_bad_input_body()
+{
+	[ -x "$top/build/tests/vublk_serve" ] ||
+	    atf_fail "missing build/tests/vublk_serve (make build/tests/vublk_serve)"
+	serve=$top/build/tests/vublk_serve
+	truncate -s 1M img
+	printf 'latency_ns 10\nbandwidth 5\n' >bad.model
+	atf_check -s exit:2 -e match:"bad.model:2: unknown key 'bandwidth'" \
+	    "$serve" -i img -m bad.model -d . -- /bin/true
+	atf_check -s exit:2 -e match:"cannot open '/nonexistent.img'" \
+	    "$serve" -i /nonexistent.img -d . -- /bin/true
+	atf_check -s exit:2 -e match:"cannot listen on '/nonexistent/vublk.sock'" \
+	    "$serve" -i img -d /nonexistent -- /bin/true
+	# A guest that dies before it connects: its status, not a hang.
+	atf_check -s exit:2 -e match:"the guest exited 3 before it made the time-travel connection" \
+	    "$serve" -i img -d . -- sh -c 'exit 3'
+	# One that connects to the clock and then dies: the end of the link.
+	atf_check -s exit:4 -e ignore "$serve" -i img -d . -- python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect("time.sock")
+sys.exit(4)'
+	[ ! -e time.sock ] && [ ! -e vublk.sock ] || atf_fail "sockets left behind"
+	# A guest's clock (um_timetravel.h) played by hand: it runs at the
+	# time it asked for, and GET says so.
+	cat >clock.py <<'EOF'
+import socket, struct
+s = socket.socket(socket.AF_UNIX)
+s.connect("time.sock")
+def ask(op, t, seq):
+    s.sendall(struct.pack("<IIQ", op, seq, t))
+    return struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert ask(1, 2**64 - 1, 1)[:2] == (0, 1)   # START: ACK
+assert ask(2, 5000, 2)[:2] == (0, 2)        # REQUEST 5000: ACK
+assert ask(3, 2**64 - 1, 3)[:2] == (0, 3)   # WAIT: ACK, then
+op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert (op, t) == (7, 105000), (op, t)      # free until 5000 + latency
+s.sendall(struct.pack("<IIQ", 0, seq, 0))
+op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
+assert (op, t) == (6, 5000), (op, t)        # RUN at 5000
+s.sendall(struct.pack("<IIQ", 0, seq, 0))
+assert ask(4, 0, 4) == (0, 4, 5000)         # GET: 5000
+EOF
+	atf_check -s exit:0 -e match:"writes 0" "$serve" -i img -d . -- python3 clock.py
+	atf_check -s exit:2 -e match:"-V '/nonexistent.model': no such file" \
+	    "$top/contrib/uml-run.sh" -V /nonexistent.model /bin/true "$small"
 }
 
 atf_test_case bad_input
@@ -373,6 +463,8 @@ atf_init_test_cases()
 {
 	atf_add_test_case deterministic
 	atf_add_test_case bad_input
+	atf_add_test_case virtio_deterministic
+	atf_add_test_case virtio_bad_input
 	atf_add_test_case vm
 	atf_add_test_case vm_bad_input
 	atf_add_test_case compare_kinds

@@ -1,0 +1,284 @@
+/*
+ * vdisk_test.c - the virtio disk of vm/vdisk.h without a guest: the model
+ * file's reader refuses what it does not know, the model's arithmetic, an
+ * image that cannot be opened, and a guest played over a socket pair (the
+ * vhost-user messages virtio_uml sends, its memory as a memfd, one write
+ * request in a ring of 8) whose completion is held until the model's time.
+ */
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "../vm/vdisk.h"
+
+static void
+put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ATF_REQUIRE(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+ATF_TC_WITHOUT_HEAD(model_file);
+ATF_TC_BODY(model_file, tc)
+{
+	struct vdisk_model m;
+	char err[256];
+
+	(void)tc;
+	put("good",
+	    "# a disk\nlatency_ns 20000\n  ns_per_kib 250 # fast\n\ndepth 32\nseg_max 126\nsize_max 65536\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("good", &m, err, sizeof(err)) == 0, "%s", err);
+	ATF_CHECK_EQ(m.latency_ns, 20000);
+	ATF_CHECK_EQ(m.ns_per_kib, 250);
+	ATF_CHECK_EQ(m.depth, 32);
+	ATF_CHECK_EQ(m.seg_max, 126);
+	ATF_CHECK_EQ(m.size_max, 65536);
+	ATF_CHECK_EQ(m.blk_size, 512);
+	ATF_CHECK_EQ(m.num_queues, 1);
+
+	put("unknown", "latency_ns 1\nbandwidth 5\n");
+	ATF_CHECK(vdisk_model_read("unknown", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "unknown:2: unknown key 'bandwidth'");
+	put("twice", "depth 1\ndepth 2\n");
+	ATF_CHECK(vdisk_model_read("twice", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "twice:2: 'depth' twice");
+	put("range", "depth 0\n");
+	ATF_CHECK(vdisk_model_read("range", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(
+	    err, "range:1: 'depth' wants a whole number from 1 to 256");
+	put("neg", "latency_ns -5\n");
+	ATF_CHECK(vdisk_model_read("neg", &m, err, sizeof(err)) == -1);
+	put("junk", "latency_ns 5us\n");
+	ATF_CHECK(vdisk_model_read("junk", &m, err, sizeof(err)) == -1);
+	put("queues", "num_queues 2\n");
+	ATF_CHECK(vdisk_model_read("queues", &m, err, sizeof(err)) == -1);
+	put("blk", "blk_size 1000\n");
+	ATF_CHECK(vdisk_model_read("blk", &m, err, sizeof(err)) == -1);
+	ATF_CHECK(vdisk_model_read("absent", &m, err, sizeof(err)) == -1);
+	ATF_CHECK(strncmp(err, "cannot open 'absent': ", 22) == 0);
+}
+
+ATF_TC_WITHOUT_HEAD(model_time);
+ATF_TC_BODY(model_time, tc)
+{
+	struct vdisk_model m;
+	struct vdisk_model_state st = {0};
+
+	(void)tc;
+	vdisk_model_default(&m);
+	m.latency_ns = 1000;
+	m.ns_per_kib = 100;
+	m.flush_ns = 7;
+	/* 4 KiB at 0: transfer to 400, done at 1400. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 0, 4096, 0), 1400);
+	/* The next waits for the transfer server: 400..1200, done 2200. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 100, 8192, 0), 2200);
+	/* A flush waits for every transfer before it. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 300, 0, 1), 2207);
+	/* An idle server starts at once. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 5000, 1024, 0), 6100);
+}
+
+ATF_TC_WITHOUT_HEAD(image_unopenable);
+ATF_TC_BODY(image_unopenable, tc)
+{
+	struct vdisk_model m;
+	char err[256];
+
+	(void)tc;
+	vdisk_model_default(&m);
+	ATF_CHECK(vublk_open("nonexistent.img", &m, err, sizeof(err)) == NULL);
+	ATF_CHECK_STREQ(
+	    err, "cannot open 'nonexistent.img': No such file or directory");
+	put("tiny.img", "x");
+	ATF_CHECK(vublk_open("tiny.img", &m, err, sizeof(err)) == NULL);
+	ATF_CHECK(strstr(err, "not a disk image") != NULL);
+}
+
+/* The guest side: one vhost-user message, with an fd or none. */
+static void
+gsend(int fd, uint32_t req, const void *payload, uint32_t size, int pass)
+{
+	unsigned char buf[256];
+	uint32_t hdr[3] = {req, 1, size};
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {buf, 12 + size};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	memcpy(buf, hdr, 12);
+	if (size > 0)
+		memcpy(buf + 12, payload, size);
+	if (pass != -1) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+	}
+	ATF_REQUIRE(sendmsg(fd, &mh, 0) == (ssize_t)(12 + size));
+}
+
+#define MEM    (64 * 1024)
+#define DESC   0x1000
+#define AVAIL  0x1100
+#define USED   0x1200
+#define HDR    0x2000
+#define DATA   0x3000
+#define STATUS 0x4000
+
+static void
+desc(unsigned char *mem, int i, uint64_t addr, uint32_t len, uint16_t flags,
+    uint16_t next)
+{
+	unsigned char *e = mem + DESC + 16 * i;
+
+	memcpy(e, &addr, 8);
+	memcpy(e + 8, &len, 4);
+	memcpy(e + 12, &flags, 2);
+	memcpy(e + 14, &next, 2);
+}
+
+ATF_TC_WITHOUT_HEAD(one_write);
+ATF_TC_BODY(one_write, tc)
+{
+	struct vdisk_model m;
+	struct vublk *d;
+	struct vublk_stats st;
+	unsigned char *mem, reply[12 + 8], got[4096];
+	char err[256];
+	int sv[2], slave[2], memfd, i;
+	uint64_t u, region[5] = {0};
+	uint32_t state[2], addr[10], hdr[4] = {1, 0, 8, 0};
+	uint16_t one = 1, zero = 0;
+	FILE *img;
+
+	(void)tc;
+	img = fopen("disk.img", "w");
+	ATF_REQUIRE(img != NULL);
+	ATF_REQUIRE(ftruncate(fileno(img), 1 << 20) == 0);
+	fclose(img);
+	vdisk_model_default(&m);
+	m.latency_ns = 1000;
+	m.ns_per_kib = 100;
+	d = vublk_open("disk.img", &m, err, sizeof(err));
+	ATF_REQUIRE_MSG(d != NULL, "%s", err);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, slave) == 0);
+	memfd = memfd_create("guest", 0);
+	ATF_REQUIRE(memfd != -1 && ftruncate(memfd, MEM) == 0);
+	mem = mmap(NULL, MEM, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ATF_REQUIRE(mem != MAP_FAILED);
+
+	gsend(sv[0], 1, NULL, 0, -1); /* GET_FEATURES */
+	ATF_REQUIRE(vublk_message(d, sv[1], 0, err, sizeof(err)) == 1);
+	ATF_REQUIRE(read(sv[0], reply, sizeof(reply)) == sizeof(reply));
+	memcpy(&u, reply + 12, 8);
+	ATF_CHECK(u & 1ULL << 32); /* VERSION_1 */
+	ATF_CHECK(u & 1ULL << 30); /* PROTOCOL_FEATURES */
+	gsend(sv[0], 2, &u, 8, -1);
+	u = 1ULL << 5 | 1ULL << 9 | 1ULL << 14;
+	gsend(sv[0], 16, &u, 8, -1);
+	/* One region: guest-physical 0x10000 is the memfd's start. */
+	region[0] = 1;
+	region[1] = 0x10000;
+	region[2] = MEM;
+	region[3] = 0x10000;
+	gsend(sv[0], 5, region, 8 + 32, memfd);
+	gsend(sv[0], 21, NULL, 0, slave[1]);
+	state[0] = 0;
+	state[1] = 8;
+	gsend(sv[0], 8, state, 8, -1);
+	memset(addr, 0, sizeof(addr));
+	u = 0x10000 + DESC;
+	memcpy(&addr[2], &u, 8);
+	u = 0x10000 + USED;
+	memcpy(&addr[4], &u, 8);
+	u = 0x10000 + AVAIL;
+	memcpy(&addr[6], &u, 8);
+	gsend(sv[0], 9, addr, 40, -1);
+	state[1] = 1;
+	gsend(sv[0], 18, state, 8, -1);
+	for (i = 0; i < 7; i++)
+		ATF_REQUIRE_MSG(
+		    vublk_message(d, sv[1], 0, err, sizeof(err)) == 1,
+		    "message %d: %s", i, err);
+	ATF_CHECK(vublk_message(d, sv[1], 0, err, sizeof(err)) == 0);
+
+	/* A 4 KiB write at sector 8: header, data, status. */
+	memcpy(mem + HDR, hdr, 16);
+	memset(mem + DATA, 'w', 4096);
+	mem[STATUS] = 0xff;
+	desc(mem, 0, 0x10000 + HDR, 16, 1, 1);
+	desc(mem, 1, 0x10000 + DATA, 4096, 1, 2);
+	desc(mem, 2, 0x10000 + STATUS, 1, 2, 0);
+	memcpy(mem + AVAIL + 4, &zero, 2);
+	memcpy(mem + AVAIL + 2, &one, 2);
+	state[1] = 0;
+	gsend(sv[0], 35, state, 8, -1); /* VRING_KICK at 500 ns */
+	ATF_REQUIRE_MSG(
+	    vublk_message(d, sv[1], 500, err, sizeof(err)) == 1, "%s", err);
+	/* Transfer 500..900, done at 1900; not before. */
+	ATF_CHECK_EQ(vublk_next_ns(d), 1900);
+	ATF_CHECK(vublk_complete(d, 1899, err, sizeof(err)) == 0);
+	ATF_CHECK(memcmp(mem + USED + 2, &zero, 2) == 0);
+	ATF_CHECK(vublk_complete(d, 1900, err, sizeof(err)) == 1);
+	ATF_CHECK(memcmp(mem + USED + 2, &one, 2) == 0);
+	ATF_CHECK_EQ(mem[STATUS], 0);
+	ATF_CHECK_EQ(vublk_next_ns(d), -1);
+	/* The call, answered as the guest does. */
+	ATF_REQUIRE(read(slave[0], reply, sizeof(reply)) == 12 + 8);
+	ATF_CHECK(reply[0] == 4 && (reply[4] & 8));
+	memset(reply + 12, 0, 8);
+	reply[4] = 1 | 4;
+	ATF_REQUIRE(write(slave[0], reply, sizeof(reply)) == sizeof(reply));
+	ATF_CHECK_MSG(vublk_call_done(d, err, sizeof(err)) == 0, "%s", err);
+
+	img = fopen("disk.img", "r");
+	ATF_REQUIRE(img != NULL && fseek(img, 8 * 512, SEEK_SET) == 0);
+	ATF_REQUIRE(fread(got, 1, sizeof(got), img) == sizeof(got));
+	fclose(img);
+	ATF_CHECK(memcmp(got, mem + DATA, 4096) == 0);
+	vublk_stats(d, &st);
+	ATF_CHECK_EQ(st.writes, 1);
+	ATF_CHECK_EQ(st.write_bytes, 4096);
+
+	/* A descriptor outside the guest's memory is an error, not a read. */
+	desc(mem, 1, 0x10000 + MEM - 16, 4096, 1, 2);
+	memcpy(mem + AVAIL + 6, &zero, 2);
+	u = 2;
+	memcpy(mem + AVAIL + 2, &u, 2);
+	gsend(sv[0], 35, state, 8, -1);
+	ATF_CHECK(vublk_message(d, sv[1], 3000, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "malformed") != NULL);
+
+	close(sv[0]);
+	ATF_CHECK(vublk_message(d, sv[1], 0, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "closed");
+	vublk_close(d);
+	close(sv[1]);
+	close(slave[0]);
+	munmap(mem, MEM);
+	close(memfd);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, model_file);
+	ATF_TP_ADD_TC(tp, model_time);
+	ATF_TP_ADD_TC(tp, image_unopenable);
+	ATF_TP_ADD_TC(tp, one_write);
+	return atf_no_error();
+}

@@ -1,0 +1,76 @@
+/*
+ * vublk_serve.c - runs a UML guest with the virtio disk of vm/vdisk.h
+ * (vm/vublk.c on vm/uml_sched.c's clock), for contrib/uml-run.sh -V and
+ * tests/uml_test.sh: the sockets go to DIR, the guest's command line is
+ * the caller's (it names DIR/time.sock and DIR/vublk.sock). Prints what
+ * the disk did on stderr; exits with the guest's status, or 2 when the
+ * disk or its clock failed.
+ *
+ *	vublk_serve -i disk.img -m disk.model -d DIR -- linux mem=512M \
+ *	    time-travel=ext:DIR/time.sock virtio_uml.device=DIR/vublk.sock:2 ...
+ */
+#include <sys/wait.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../vm/vdisk.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: vublk_serve -i image [-m model] -d dir -- command ...\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vdisk_conf c = {0};
+	struct vublk_stats st = {0};
+	const char *model = NULL;
+	char err[512];
+	int opt, status = 0;
+
+	while ((opt = getopt(argc, argv, "i:m:d:")) != -1) {
+		switch (opt) {
+		case 'i':
+			c.image = optarg;
+			break;
+		case 'm':
+			model = optarg;
+			break;
+		case 'd':
+			c.dir = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (c.image == NULL || c.dir == NULL || optind >= argc)
+		usage();
+	if (model == NULL)
+		vdisk_model_default(&c.model);
+	else if (vdisk_model_read(model, &c.model, err, sizeof(err)) == -1) {
+		fprintf(stderr, "vublk_serve: %s\n", err);
+		return 2;
+	}
+	if (vdisk_serve(&c, argv + optind, &status, &st, err, sizeof(err)) ==
+	    -1) {
+		fprintf(stderr, "vublk_serve: %s\n", err);
+		return 2;
+	}
+	fprintf(stderr,
+	    "vublk_serve: reads %" PRIu64 " (%" PRIu64
+	    " bytes), writes %" PRIu64 " (%" PRIu64 " bytes), flushes %" PRIu64
+	    ", other %" PRIu64 ", last completion at %" PRId64 " ns\n",
+	    st.reads, st.read_bytes, st.writes, st.write_bytes, st.flushes,
+	    st.other, st.last_done_ns);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 2;
+}
