@@ -222,7 +222,7 @@ real_body()
 	# side: the gate fails only when the change's whole interval is beyond
 	# the limit, which five noisy runs once left undecided for all of them.
 	# One vCPU: with two, the 6.1 and 6.12 guests' writes differ too little
-	# for five runs to tell (the README's series is on one vCPU too).
+	# for five runs to tell (docs/vm-machine.md's series is on one vCPU too).
 	vmopts="--cpus 1 --mem 512"
 	"$ubc" vm -n 8 $vmopts -j 2 -k "$kA" -k "$kB" -o calib "$small" >calib.out 2>&1 ||
 	    atf_fail "ubcreplay vm on $kA and $kB: $(tail -n 5 calib.out)"
