@@ -11,7 +11,8 @@ build/libubc.a, as `ubcreplay compare` calls them).
 
 A POOL is a directory of boots (bench/gate_pools.py's: boot-*.json and its
 boots.tsv) or results joined by commas (each one boot, and its "boots").
-A host's result (no "vm" object) counts each run as a boot of its own. The
+A host's result (no "vm" object) counts each run as a boot of its own, and
+so does every result with --by-run (the bench before issue 42 drew so). The
 first POOL is the reference; the others are the same cell under another
 load (or, for "same" alone, any other cell).
 
@@ -82,8 +83,9 @@ def ok_runs(doc):
     return [r for r in doc["runs"] if r["status"] == "ok"]
 
 
-def load_pool(spec):
-    """(name, template, boots, note): boots are lists of runs."""
+def load_pool(spec, by_run=False):
+    """(name, template, boots, note): boots are lists of runs; by_run
+    makes each run a boot of its own."""
     name, _, path = spec.partition("=")
     if not path:
         name, path = os.path.basename(spec.rstrip("/")), spec
@@ -95,7 +97,7 @@ def load_pool(spec):
             doc = json.load(fp)
         for b in [doc] + doc.pop("boots", []):
             runs = ok_runs(b)
-            if "vm" not in doc:
+            if "vm" not in doc or by_run:
                 boots += [[r] for r in runs]
             elif runs:
                 boots.append(runs)
@@ -259,9 +261,11 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--only", default="", help="conditions: same,unequal,spread,driftB,driftAB")
     ap.add_argument("--md", action="store_true", help="a markdown table")
+    ap.add_argument("--by-run", action="store_true",
+                    help="draw runs, not boots (each run a boot of its own)")
     ap.add_argument("pools", nargs="+")
     a = ap.parse_args()
-    pools = [load_pool(p) for p in a.pools]
+    pools = [load_pool(p, a.by_run) for p in a.pools]
     for name, _, boots, _ in pools:
         if sum(len(b) for b in boots) < 5 or len(boots) < 2:
             sys.exit("gate.py: %s: %d boots, too few for a pool" % (name, len(boots)))
@@ -315,7 +319,7 @@ def main():
                   "| -10%: FAIL | -10%: FAIL by 8 runs | -10%: runs a side "
                   "(median) | -10%: PASS |\n|---|---|---|---|---|---|---|---|")
         else:
-            print("\n%-30s %-9s %-30s %-30s %s" % ("condition", "grade", "FAIL",
+            print("\n%-44s %-9s %-30s %-30s %s" % ("condition", "grade", "FAIL",
                                                    "PASS", "runs a side (median)"))
         for ci, ((_, label, _), plan) in enumerate(zip(conds, plans)):
             res = []
@@ -328,8 +332,8 @@ def main():
                 res.append(got)
                 if not a.md:
                     n = len(got)
-                    print("%-30s %-9s %-30s %-30s %g" % (
-                        label[:30], "%g%%" % (-100 * grades[gi]),
+                    print("%-44s %-9s %-30s %-30s %g" % (
+                        label[:44], "%g%%" % (-100 * grades[gi]),
                         rate(sum(o == "FAIL" for o, _ in got), n),
                         rate(sum(o == "PASS" for o, _ in got), n),
                         statistics.median(k for _, k in got)), flush=True)
