@@ -13,7 +13,10 @@ bytes over its requests, per run), it prints the boots and runs, the grand
 mean, the coefficient of variation of a single run within a boot and of a
 boot's mean between boots (the variance components of a one-way random
 effects model), and the share of the variance between boots (intra-class
-correlation). Exit 1 when a group has fewer than two boots.
+correlation) with its 95% confidence interval: the F-test's (Searle,
+"Linear models", 1971: exact for boots of equal runs, an approximation with
+n0, the runs a boot weighted, when they differ), from scipy's F
+distribution. Exit 1 when a group has fewer than two boots.
 """
 import argparse
 import json
@@ -21,6 +24,8 @@ import math
 import os
 import statistics
 import sys
+
+from scipy.stats import f as fdist
 
 
 def metric(run, name):
@@ -55,23 +60,36 @@ def main():
                 key = "%s, %s" % (doc.get("label", path), arch)
                 groups.setdefault(key, []).append(vals)
     bad = 0
-    print("%-44s %5s %5s %12s %9s %9s %6s" % (
-        "cell", "boots", "runs", "mean", "CV run", "CV boot", "ICC"))
+    print("%-44s %5s %5s %12s %9s %9s %6s %9s" % (
+        "cell", "boots", "runs", "mean", "CV run", "CV boot", "ICC", "95% CI"))
     for label, g in groups.items():
         if len(g) < 2:
             print("%s: %d boot: the spread between boots needs two" % (label, len(g)),
                   file=sys.stderr)
             bad = 1
             continue
-        r = statistics.mean(len(v) for v in g)
+        k, n = len(g), sum(len(v) for v in g)
+        n0 = (n - sum(len(v) ** 2 for v in g) / n) / (k - 1)
         means = [statistics.mean(v) for v in g]
-        grand = statistics.mean(means)
-        within = statistics.mean(statistics.variance(v) for v in g if len(v) > 1)
-        between = max(0.0, statistics.variance(means) - within / r)
+        grand = statistics.mean(x for v in g for x in v)
+        msb = sum(len(v) * (m - grand) ** 2 for v, m in zip(g, means)) / (k - 1)
+        ssw = sum((x - m) ** 2 for v, m in zip(g, means) for x in v)
+        msw = ssw / (n - k) if n > k else 0.0
+        within = msw
+        between = max(0.0, (msb - msw) / n0)
         icc = between / (between + within) if between + within > 0 else 0.0
-        print("%-44s %5d %5d %12.1f %8.1f%% %8.1f%% %6.2f" % (
-            label[:44], len(g), sum(len(v) for v in g), grand,
-            100 * math.sqrt(within) / grand, 100 * math.sqrt(between) / grand, icc))
+        ci = "%4s-%-4s" % ("", "")
+        if msw > 0 and n > k:
+            fobs = msb / msw
+            fl = fobs / fdist.ppf(0.975, k - 1, n - k)
+            fu = fobs * fdist.ppf(0.975, n - k, k - 1)
+            lo = min(1.0, max(0.0, (fl - 1) / (fl + n0 - 1)))
+            hi = min(1.0, max(0.0, (fu - 1) / (fu + n0 - 1)))
+            ci = "%.2f-%.2f" % (lo, hi)
+        print("%-44s %5d %5d %12.1f %8.1f%% %8.1f%% %6.2f %9s" % (
+            label[:44], k, n, grand,
+            100 * math.sqrt(within) / grand, 100 * math.sqrt(between) / grand, icc,
+            ci))
     return bad
 
 
