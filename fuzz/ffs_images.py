@@ -48,8 +48,9 @@ The identity is a hash of what decides an image's outcome, and of
 nothing else, so that a change to the docs or the tests does not start a
 new count (contrib/soak.sh hashes every tracked file but docs/ and the
 README; here less, on purpose):
-  - the sources of the ubcreplay binary (cmd/ job/ replay/ traces/ model/
-    analysis/ vm/ runner/, all linked into the one program) and
+  - the sources of the main job in the ubcreplay binary (cmd/ job/
+    replay/ traces/ model/ analysis/; vm/ and runner/ are linked in too,
+    but only `ubcreplay vm` calls them, never a job on an image) and
     GNUmakefile, as the working tree holds them (a change not committed
     is a new identity), and build/.flags (a sanitized build is another);
   - this script: the mutations, the base image, the archive, the judge;
@@ -275,8 +276,8 @@ def reason(err):
 
 
 # What decides an image's outcome (the header says why these).
-SOURCES = ("cmd", "job", "replay", "traces", "model", "analysis", "vm",
-           "runner", "GNUmakefile", "fuzz/ffs_images.py")
+SOURCES = ("cmd", "job", "replay", "traces", "model", "analysis",
+           "GNUmakefile", "fuzz/ffs_images.py")
 RUMP_DEFAULT = "/var/cache/ubcreplay/rump/bundle/rump"
 
 
