@@ -353,7 +353,7 @@ vm_cleanup()
 atf_test_case vm_virtio cleanup
 vm_virtio_head()
 {
-	atf_set descr "vm --disk virtio twice, and beside two CPU hogs: identical counts, exact probe = the guest's diskstats for vda, the model recorded; a nonsense model file, --disk virtio on QEMU and a server killed mid-run are each a clear error, nothing left behind"
+	atf_set descr "vm --disk virtio twice, beside two CPU hogs and -j 2: identical counts, exact probe = the guest's diskstats for vda, the model recorded; a nonsense model file, --disk virtio on QEMU and a server killed mid-run are each a clear error, nothing left behind"
 	atf_set timeout 600
 }
 vm_virtio_body()
@@ -375,6 +375,24 @@ vm_virtio_body()
 	same_counts "two quiet cells on the virtio disk" va.json.counts vb.json.counts
 	same_counts "a quiet cell on the virtio disk and one beside CPU hogs" \
 	    va.json.counts vhog.json.counts
+	# Two side by side, the tree and its program, each with its server.
+	"$ubc" vm -n 1 -j 2 --disk virtio -o vpar -k "$tree" -k "$linux" \
+	    "$small" >vpar.series 2>vpar.err ||
+	    atf_fail "vm -j 2 --disk virtio failed: $(tail -n 6 vpar.err | tr '\n' ' ')"
+	n=0
+	for r in vpar/*.json; do
+		counts "$r"
+		same_counts "a quiet cell and $r, run beside another, on the virtio disk," \
+		    va.json.counts "$r.counts"
+		n=$((n + 1))
+	done
+	[ $n = 2 ] || atf_fail "-j 2 --disk virtio: $n results: $(ls vpar)"
+	rm -r vpar
+	# compare judges two virtio results, and refuses ubd against virtio.
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare va.json vb.json
+	vm_run ubd
+	atf_check -s exit:2 -o empty -e match:"UML's disk \(ubd, virtio\)" \
+	    "$ubc" compare --fail-if write.mean_bytes:+5% ubd.json va.json
 	printf 'latency_ns 100000\ndepth 0\n' >zero.model
 	atf_check -s exit:2 -o empty -e match:"--disk-model: zero.model:2: 'depth' wants a whole number from 1" \
 	    "$ubc" vm --disk virtio --disk-model zero.model -k "$tree" "$small"

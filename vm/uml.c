@@ -211,12 +211,12 @@ serve(const void *arg)
 	 */
 	if (unshare(CLONE_NEWPID) == -1) {
 		fprintf(stderr,
-		    "\n" VM_UML_VDISK_SAYS "cannot make a PID namespace: %s\n",
+		    VM_UML_VDISK_SAYS "cannot make a PID namespace: %s\n",
 		    strerror(errno));
 		return VM_UML_VDISK_FAILED;
 	}
 	if (vdisk_serve(&c, sv->argv, &status, &st, err, sizeof(err)) == -1) {
-		fprintf(stderr, "\n" VM_UML_VDISK_SAYS "%s\n", err);
+		fprintf(stderr, VM_UML_VDISK_SAYS "%s\n", err);
 		return VM_UML_VDISK_FAILED;
 	}
 	if (WIFSIGNALED(status))
