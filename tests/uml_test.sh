@@ -291,6 +291,26 @@ vm_run()
 	echo "$name: boot to job $(json "$name.json" 'd["vm"]["boot_ns"] / 1e9') s, cell $(echo "$end - $start" | bc) s"
 }
 
+# side_by_side COUNTS [OPTIONS]: vm -j 2 with the tree and its program,
+# both results' counts the same as the quiet cell's COUNTS.
+side_by_side()
+{
+	quiet=$1
+	shift
+	"$ubc" vm -n 1 -j 2 "$@" -o par -k "$tree" -k "$linux" "$small" \
+	    >par.series 2>par.err ||
+	    atf_fail "vm -j 2 $*: $(tail -n 6 par.err | tr '\n' ' ')"
+	n=0
+	for r in par/*.json; do
+		counts "$r"
+		same_counts "a quiet cell and $r, run beside another cell," \
+		    "$quiet" "$r.counts"
+		n=$((n + 1))
+	done
+	[ $n = 2 ] || atf_fail "-j 2 $*: $n results: $(ls par)"
+	rm -r par
+}
+
 # The build directory of the UML kernel require_uml found.
 require_tree()
 {
@@ -330,18 +350,7 @@ vm_body()
 	    atf_fail "kernel_sha256 is not the linux program's"
 	# Two cells side by side, the tree and its program: the same kernel,
 	# each in a mount namespace of its own at the same fixed path.
-	"$ubc" vm -n 1 -j 2 -o par -k "$tree" -k "$linux" "$small" \
-	    >par.series 2>par.err ||
-	    atf_fail "vm -j 2 failed: $(tail -n 6 par.err | tr '\n' ' ')"
-	n=0
-	for r in par/*.json; do
-		counts "$r"
-		same_counts "a quiet cell and $r, run beside another cell," \
-		    a.json.counts "$r.counts"
-		n=$((n + 1))
-	done
-	[ $n = 2 ] || atf_fail "-j 2: $n results: $(ls par)"
-	rm -r par
+	side_by_side a.json.counts
 	no_leftovers
 }
 vm_cleanup()
@@ -376,18 +385,7 @@ vm_virtio_body()
 	same_counts "a quiet cell on the virtio disk and one beside CPU hogs" \
 	    va.json.counts vhog.json.counts
 	# Two side by side, the tree and its program, each with its server.
-	"$ubc" vm -n 1 -j 2 --disk virtio -o vpar -k "$tree" -k "$linux" \
-	    "$small" >vpar.series 2>vpar.err ||
-	    atf_fail "vm -j 2 --disk virtio failed: $(tail -n 6 vpar.err | tr '\n' ' ')"
-	n=0
-	for r in vpar/*.json; do
-		counts "$r"
-		same_counts "a quiet cell and $r, run beside another, on the virtio disk," \
-		    va.json.counts "$r.counts"
-		n=$((n + 1))
-	done
-	[ $n = 2 ] || atf_fail "-j 2 --disk virtio: $n results: $(ls vpar)"
-	rm -r vpar
+	side_by_side va.json.counts --disk virtio
 	# compare judges two virtio results, and refuses ubd against virtio.
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare va.json vb.json
 	vm_run ubd
