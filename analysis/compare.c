@@ -513,6 +513,8 @@ cmp_machine_tag(const struct cmp_machine *m, const char *accel, unsigned dims,
 	} while (0)
 	if (dims & CMP_M_KIND)
 		TAG("%s", m->uml ? "uml" : "qemu");
+	if (dims & CMP_M_DISK)
+		TAG("%s", m->virtio ? "virtio" : "ubd");
 	if (dims & CMP_M_ACCEL)
 		TAG("%s", accel);
 	if (dims & CMP_M_CPUS)
@@ -539,9 +541,9 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 		unsigned bit;
 		const char *name;
 	} knobs[] = {{CMP_M_KIND, "machine kind (QEMU, UML)"},
-	    {CMP_M_ACCEL, "accel"}, {CMP_M_CPUS, "vCPUs"},
-	    {CMP_M_MEM, "memory"}, {CMP_M_QUEUES, "virtio-blk queues"},
-	    {CMP_M_CLOCK, "clock"}};
+	    {CMP_M_DISK, "UML's disk (ubd, virtio)"}, {CMP_M_ACCEL, "accel"},
+	    {CMP_M_CPUS, "vCPUs"}, {CMP_M_MEM, "memory"},
+	    {CMP_M_QUEUES, "virtio-blk queues"}, {CMP_M_CLOCK, "clock"}};
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -664,6 +666,8 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 		return -1;
 	read_design(r, json_object_get(vm, "design"));
 	r->machine.uml = uml;
+	/* UML's disk was ubd before it was recorded. */
+	r->machine.virtio = uml && strcmp(str_at(vm, "disk"), "virtio") == 0;
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;
 	r->machine.queues = (int)queues;
@@ -946,7 +950,8 @@ times_comparable(struct cmp *c)
  * MiB to 2 GiB, moved them less than the run-to-run spread.
  */
 #define CMP_M_MATTERS                                                          \
-	(CMP_M_KIND | CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES | CMP_M_CLOCK)
+	(CMP_M_KIND | CMP_M_DISK | CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES |   \
+	    CMP_M_CLOCK)
 
 static unsigned
 machine_diff(const struct cmp_result *a, const struct cmp_result *b)
@@ -958,6 +963,7 @@ machine_diff(const struct cmp_result *a, const struct cmp_result *b)
 		d |= CMP_M_KIND;
 	else
 		d |= strcmp(a->accel, b->accel) != 0 ? CMP_M_ACCEL : 0;
+	d |= a->machine.virtio != b->machine.virtio ? CMP_M_DISK : 0;
 	d |= a->machine.cpus != b->machine.cpus ? CMP_M_CPUS : 0;
 	d |= a->machine.mem_mib != b->machine.mem_mib ? CMP_M_MEM : 0;
 	d |= a->machine.queues != b->machine.queues ? CMP_M_QUEUES : 0;

@@ -85,10 +85,11 @@ const char *cmp_layer_name(int layer);
  * The guest's machine, as far as it moves the sizes (docs/vm-machine.md):
  * its kind (uml: User Mode Linux on simulated time, else a QEMU guest),
  * vCPUs, memory, virtio-blk queues, the clock (icount_shift -1: the
- * host's real time, else QEMU's instruction count, 2^shift ns each).
+ * host's real time, else QEMU's instruction count, 2^shift ns each), and
+ * a UML guest's disk (virtio: vm's own virtio-blk disk, else ubd).
  */
 struct cmp_machine {
-	int uml;
+	int uml, virtio;
 	int cpus, mem_mib, queues, icount_shift;
 };
 
@@ -100,6 +101,7 @@ enum {
 	CMP_M_QUEUES = 8,
 	CMP_M_CLOCK = 16,
 	CMP_M_KIND = 32,
+	CMP_M_DISK = 64,
 };
 
 /*

@@ -48,6 +48,8 @@ static const struct option longopts[] = {
     {"cell", required_argument, NULL, 'c'},
     {"clock", required_argument, NULL, 'K'},
     {"cpus", required_argument, NULL, 'C'},
+    {"disk", required_argument, NULL, 'V'},
+    {"disk-model", required_argument, NULL, 'W'},
     {"fail-if", required_argument, NULL, 'f'},
     {"gate-rule", required_argument, NULL, 'R'},
     {"mem", required_argument, NULL, 'M'},
@@ -458,6 +460,34 @@ operands(int argc, char **argv, struct vm_opts *o)
 	return 0;
 }
 
+/*
+ * --disk and --disk-model: the virtio disk's model, from its file or the
+ * built-in defaults (contrib/vdisk.model's values), read once here.
+ */
+static int
+disk(struct vm_opts *o)
+{
+	char err[512];
+
+	if (o->vdisk_file != NULL && !o->virtio) {
+		warnx("--disk-model is the virtio disk's: give --disk virtio");
+		return -1;
+	}
+	if (!o->virtio)
+		return 0;
+	if (o->vdisk_file == NULL) {
+		vdisk_model_default(&o->vdisk);
+		o->vdisk_file = "";
+		return 0;
+	}
+	if (vdisk_model_read(o->vdisk_file, &o->vdisk, err, sizeof(err)) ==
+	    -1) {
+		warnx("--disk-model: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0 to run, 1 after --help, -1 after saying what is wrong. */
 static int
 parse(int argc, char **argv, struct vm_opts *o)
@@ -531,6 +561,17 @@ parse(int argc, char **argv, struct vm_opts *o)
 				return -1;
 			o->seed = v;
 			break;
+		case 'V':
+			if (strcmp(optarg, "ubd") != 0 &&
+			    strcmp(optarg, "virtio") != 0) {
+				warnx("--disk '%s': ubd or virtio", optarg);
+				return -1;
+			}
+			o->virtio = strcmp(optarg, "virtio") == 0;
+			break;
+		case 'W':
+			o->vdisk_file = optarg;
+			break;
 		case 'K':
 			if (knob("--clock", optarg, &o->clock, one_clock) == -1)
 				return -1;
@@ -588,6 +629,8 @@ parse(int argc, char **argv, struct vm_opts *o)
 			return -1;
 		}
 	}
+	if (disk(o) == -1)
+		return -1;
 	return operands(argc, argv, o);
 }
 

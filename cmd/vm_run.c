@@ -141,6 +141,8 @@ confs(struct vmrun *r)
 		c->nfs_path = o->nfs_path;
 		c->given = o->given;
 		c->seed = o->seed;
+		c->vdisk = o->virtio ? &o->vdisk : NULL;
+		c->vdisk_file = o->vdisk_file;
 	}
 	r->ncell = ncell;
 }

@@ -37,6 +37,7 @@
 #include "../analysis/compare.h"
 #include "../analysis/gate.h"
 #include "../runner/runner.h"
+#include "../vm/vdisk.h"
 #include "../vm/vm.h"
 #include "cmd.h"
 
@@ -76,7 +77,11 @@ struct vm_opts {
 	int runs, jobs, bisect;
 	unsigned given; /* VM_GIVEN_*: the knobs given, not defaults */
 	long long seed; /* --seed, -1 none */
-	int rule;       /* enum gate_rule */
+	/* --disk virtio: the model, from vdisk_file ("": the defaults). */
+	int virtio;
+	const char *vdisk_file;
+	struct vdisk_model vdisk;
+	int rule; /* enum gate_rule */
 	/*
 	 * -n MIN..MAX (auto: 5..20): runs a cell until every gate is decided,
 	 * looking at look[0] = MIN runs, then at each of look[1 .. nlook-1];

@@ -20,7 +20,8 @@ msgio_write(int fd, const void *buf, size_t len)
 	while (len > 0) {
 		ssize_t n = sock ? send(fd, p, len, MSG_NOSIGNAL) : -1;
 
-		if (n == -1 && sock && errno == ENOTSOCK) {
+		/* A kernel without sockets (no CONFIG_NET) says ENOSYS. */
+		if (n == -1 && sock && (errno == ENOTSOCK || errno == ENOSYS)) {
 			sock = 0; /* a pipe: learnt once */
 			continue;
 		}

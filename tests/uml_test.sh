@@ -228,13 +228,25 @@ if (vm["machine"], vm["accel"], vm["clock"], vm["cpus"], vm["queues"]) != \
         ("uml", "uml", "time-travel", 1, 1):
     fail("machine %r accel %r clock %r cpus %r queues %r" % (vm["machine"],
          vm["accel"], vm["clock"], vm["cpus"], vm["queues"]))
-# The seed's disk model: 0.1 us more a request for every seed past 1.
-if vm["disk_model"] != {"base_ns": 100000 + (vm["seed"] - 1) % 100 * 100,
-                        "ns_per_kib": 2000}:
+# ubd: the seed's disk model, 0.1 us more a request for every seed past
+# 1; the virtio disk: contrib/vdisk.model's values, the built-in defaults.
+if vm["disk"] == "virtio":
+    dev = "vda"
+    want = {"kind": "virtio", "file": vm["disk_model"].get("file"),
+            "latency_ns": 100000,
+            "ns_per_kib": 2000, "flush_ns": 0, "depth": 64, "seg_max": 254,
+            "size_max": 0, "blk_size": 512, "num_queues": 1}
+    arg = "virtio_uml.device=/tmp/ubcreplay-uml/vublk.sock:2"
+else:
+    dev = "ubda"
+    want = {"base_ns": 100000 + (vm["seed"] - 1) % 100 * 100,
+            "ns_per_kib": 2000}
+    arg = "ubd0=/tmp/ubcreplay-uml/disk.img"
+if vm["disk_model"] != want or not isinstance(want.get("file", ""), str):
     fail("disk_model %r for seed %r" % (vm["disk_model"], vm["seed"]))
 if not isinstance(vm["seed"], int) or not vm["patches"] or vm["boot_ns"] <= 0:
     fail("seed %r patches %r boot_ns %r" % (vm["seed"], vm["patches"], vm["boot_ns"]))
-if "ubd0=/tmp/ubcreplay-uml/disk.img" not in vm["cmdline"]:
+if arg not in vm["cmdline"]:
     fail("cmdline %r" % vm["cmdline"])
 if d["probe"]["name"] != "tracefs":
     fail("probe %r" % d["probe"])
@@ -252,7 +264,7 @@ for i, r in enumerate(d["runs"]):
                     print(at, way, "bucket", json.dumps(b, sort_keys=True), file=out)
             for k in ("flushes", "discards", "empty_preflush"):
                 print(at, k, dev[k], file=out)
-    why = mismatch(r, "ubda")
+    why = mismatch(r, dev)
     if why is not None:
         fail("run %d: %s" % (i, why))
     if not any(dev["write"]["ops"] for p in r["phases"] for dev in p["devices"]):
@@ -277,6 +289,26 @@ vm_run()
 	rm -r "$name.out"
 	counts "$name.json"
 	echo "$name: boot to job $(json "$name.json" 'd["vm"]["boot_ns"] / 1e9') s, cell $(echo "$end - $start" | bc) s"
+}
+
+# side_by_side COUNTS [OPTIONS]: vm -j 2 with the tree and its program,
+# both results' counts the same as the quiet cell's COUNTS.
+side_by_side()
+{
+	quiet=$1
+	shift
+	"$ubc" vm -n 1 -j 2 "$@" -o par -k "$tree" -k "$linux" "$small" \
+	    >par.series 2>par.err ||
+	    atf_fail "vm -j 2 $*: $(tail -n 6 par.err | tr '\n' ' ')"
+	n=0
+	for r in par/*.json; do
+		counts "$r"
+		same_counts "a quiet cell and $r, run beside another cell," \
+		    "$quiet" "$r.counts"
+		n=$((n + 1))
+	done
+	[ $n = 2 ] || atf_fail "-j 2 $*: $n results: $(ls par)"
+	rm -r par
 }
 
 # The build directory of the UML kernel require_uml found.
@@ -318,24 +350,89 @@ vm_body()
 	    atf_fail "kernel_sha256 is not the linux program's"
 	# Two cells side by side, the tree and its program: the same kernel,
 	# each in a mount namespace of its own at the same fixed path.
-	"$ubc" vm -n 1 -j 2 -o par -k "$tree" -k "$linux" "$small" \
-	    >par.series 2>par.err ||
-	    atf_fail "vm -j 2 failed: $(tail -n 6 par.err | tr '\n' ' ')"
-	n=0
-	for r in par/*.json; do
-		counts "$r"
-		same_counts "a quiet cell and $r, run beside another cell," \
-		    a.json.counts "$r.counts"
-		n=$((n + 1))
-	done
-	[ $n = 2 ] || atf_fail "-j 2: $n results: $(ls par)"
-	rm -r par
+	side_by_side a.json.counts
 	no_leftovers
 }
 vm_cleanup()
 {
 	hogs_stop
 	umount "$PWD/ram" 2>/dev/null || true
+}
+
+atf_test_case vm_virtio cleanup
+vm_virtio_head()
+{
+	atf_set descr "vm --disk virtio twice, beside two CPU hogs and -j 2: identical counts, exact probe = the guest's diskstats for vda, the model recorded; a nonsense model file, --disk virtio on QEMU and a server killed mid-run are each a clear error, nothing left behind"
+	atf_set timeout 600
+}
+vm_virtio_body()
+{
+	require_uml
+	require_tree
+	require_virtio
+	use_tmp
+	vm_run va --disk virtio
+	vm_run vb --disk virtio --disk-model "$top/contrib/vdisk.model"
+	hogs_start
+	vm_run vhog --disk virtio
+	hogs_stop
+	# The same model, from the file or built in: only its name differs.
+	[ "$(json vb.json 'd["vm"]["disk_model"]["file"]')" = "$top/contrib/vdisk.model" ] ||
+	    atf_fail "the model's file is not recorded"
+	[ -z "$(json va.json 'd["vm"]["disk_model"]["file"]')" ] ||
+	    atf_fail "the built-in model is recorded with a file"
+	same_counts "two quiet cells on the virtio disk" va.json.counts vb.json.counts
+	same_counts "a quiet cell on the virtio disk and one beside CPU hogs" \
+	    va.json.counts vhog.json.counts
+	# Two side by side, the tree and its program, each with its server.
+	side_by_side va.json.counts --disk virtio
+	# compare judges two virtio results, and refuses ubd against virtio.
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare va.json vb.json
+	vm_run ubd
+	atf_check -s exit:2 -o empty -e match:"UML's disk \(ubd, virtio\)" \
+	    "$ubc" compare --fail-if write.mean_bytes:+5% ubd.json va.json
+	printf 'latency_ns 100000\ndepth 0\n' >zero.model
+	atf_check -s exit:2 -o empty -e match:"--disk-model: zero.model:2: 'depth' wants a whole number from 1" \
+	    "$ubc" vm --disk virtio --disk-model zero.model -k "$tree" "$small"
+	atf_check -s exit:2 -o empty -e match:"--disk-model: cannot open 'none.model'" \
+	    "$ubc" vm --disk virtio --disk-model none.model -k "$tree" "$small"
+	atf_check -s exit:2 -o empty \
+	    -e match:"--disk-model is the virtio disk's: give --disk virtio" \
+	    "$ubc" vm --disk-model zero.model -k "$tree" "$small"
+	atf_check -s exit:2 -o empty -e match:"--disk 'scsi': ubd or virtio" \
+	    "$ubc" vm --disk scsi -k "$tree" "$small"
+	# The disk's server dies mid-run: the guest goes with it, the cell
+	# fails naming it, no process, socket or image is left.
+	"$ubc" vm -n 3 --disk virtio -o vkill -k "$tree" "$small" \
+	    >vkill.series 2>vkill.err &
+	vm=$!
+	guest=
+	for i in $(seq 300); do
+		guest=$(pgrep -o -f "^$linux .*vublk.sock")
+		[ -n "$guest" ] && break
+		sleep 0.1
+	done
+	[ -n "$guest" ] || atf_fail "no UML guest on the virtio disk started"
+	server=$(ps -o ppid= -p "$guest" | tr -d ' ')
+	sleep 1
+	kill -9 "$server"
+	wait $vm && atf_fail "vm succeeded though its disk's server was killed"
+	grep -q "the virtio disk's server (UML's parent) was killed by signal 9" vkill.err ||
+	    atf_fail "the failure does not name the disk's server: $(head -n 2 vkill.err)"
+	# Its parent-death signal ends it; it may take a moment to go.
+	for i in $(seq 50); do
+		pgrep -f "^$linux .*vublk.sock" >/dev/null || break
+		sleep 0.1
+	done
+	! pgrep -f "^$linux .*vublk.sock" >/dev/null ||
+	    atf_fail "a UML guest was left running"
+	[ ! -e core ] || atf_fail "a core was left behind"
+	rm -rf vkill
+	no_leftovers
+}
+vm_virtio_cleanup()
+{
+	hogs_stop
 }
 
 atf_test_case vm_bad_input
@@ -467,6 +564,7 @@ atf_init_test_cases()
 	atf_add_test_case virtio_bad_input
 	atf_add_test_case vm
 	atf_add_test_case vm_bad_input
+	atf_add_test_case vm_virtio
 	atf_add_test_case compare_kinds
 	atf_add_test_case seeds
 }

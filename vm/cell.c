@@ -91,6 +91,19 @@ uml(const struct vm_cell_conf *c)
 }
 
 /*
+ * The host process whose end the cell sees: on the virtio disk, UML's
+ * parent, the disk's server (vm/uml.c).
+ */
+static const char *
+guest_name(const struct vm_cell_conf *c)
+{
+	if (!uml(c))
+		return "QEMU";
+	return c->vdisk != NULL ? "the virtio disk's server (UML's parent)"
+	                        : "UML";
+}
+
+/*
  * The mount options the guest is given: a UML cell's ext4 without
  * block-bitmap prefetch, whose thread otherwise starts after a random
  * delay (docs/vm-machine.md), before the user's own.
@@ -152,11 +165,11 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 	memset(&vc, 0, sizeof(vc));
 	vc.fstype = c->fstype;
 	vc.mountopts = opts;
-	/* UML: the host's own paths (hostfs), the disk ubd's. */
+	/* UML: the host's own paths (hostfs), the disk ubd's or virtio's. */
 	if (uml(c)) {
 		vc.transport = "hostfs";
 		vc.outdir = VM_UML_DIR "/out";
-		vc.disk = "/dev/ubda";
+		vc.disk = c->vdisk != NULL ? "/dev/vda" : "/dev/ubda";
 	}
 	vc.exe = c->exe;
 	vc.setup = c->nfs_server != NULL ? VM_GUEST_SETUP : NULL;
@@ -187,7 +200,11 @@ machine_check(const struct vm_cell_conf *c, char *err, size_t errlen)
 	const char *why = NULL;
 
 	if (!uml(c)) {
-		if (c->seed >= 0)
+		if (c->vdisk != NULL)
+			why = "--disk virtio is UML's (our virtio-blk disk and "
+			      "its model); QEMU's disk is always its own "
+			      "virtio-blk";
+		else if (c->seed >= 0)
 			why = "--seed is for UML kernels (uml_seed=), not "
 			      "QEMU's";
 		else if (c->icount_shift >= 0 && strcmp(c->accel, "kvm") == 0)
@@ -325,6 +342,7 @@ guest_start(struct vm_cell *cell, char *err, size_t errlen)
 		u.dir = cell->host->dir;
 		u.cmdline = cell->host->cmdline;
 		u.console = con;
+		u.vdisk = c->vdisk;
 		if (vm_uml_start(&cell->host->guest, &u, err, errlen) == -1) {
 			cell->state = VM_FAILED;
 			return -1;
@@ -628,8 +646,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 		if (WIFSIGNALED(cell->host->guest.status)) {
 			snprintf(what, sizeof(what),
 			    "%s was killed by signal %d before the job ended",
-			    uml(c) ? "UML" : "QEMU",
-			    WTERMSIG(cell->host->guest.status));
+			    guest_name(c), WTERMSIG(cell->host->guest.status));
 			return failed(cell, what, "console.log", err, errlen);
 		}
 		if (WIFEXITED(cell->host->guest.status) &&
@@ -640,7 +657,7 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 			    sizeof(log));
 			vm_tail(log, 3, tail, sizeof(tail));
 			snprintf(what, sizeof(what), "%s failed (exit %d): %s",
-			    uml(c) ? "UML" : "QEMU",
+			    guest_name(c),
 			    WEXITSTATUS(cell->host->guest.status), tail);
 			return failed(cell, what, "console.log", err, errlen);
 		}
@@ -697,9 +714,19 @@ uml_machine(const struct vm_cell_conf *c, json_t *vm)
 		rc |= json_array_append_new(
 		    patches, json_pack("{s:s, s:s?}", "name", l, "sha256", sp));
 	}
-	rc |= json_object_set_new(vm, "disk_model",
-	    json_pack("{s:i, s:i}", "base_ns", vm_uml_base_ns(seed),
-	        "ns_per_kib", VM_UML_NS_PER_KIB));
+	if (c->vdisk != NULL) {
+		json_t *m = vm_uml_vdisk_json(c);
+
+		rc |= json_object_set_new(vm, "disk", json_string("virtio"));
+		rc |=
+		    json_object_set_new(m, "file", json_string(c->vdisk_file));
+		rc |= json_object_set_new(vm, "disk_model", m);
+	} else {
+		rc |= json_object_set_new(vm, "disk", json_string("ubd"));
+		rc |= json_object_set_new(vm, "disk_model",
+		    json_pack("{s:i, s:i}", "base_ns", vm_uml_base_ns(seed),
+		        "ns_per_kib", VM_UML_NS_PER_KIB));
+	}
 	rc |= json_object_set_new(vm, "seed", json_integer(seed));
 	rc |= json_object_set_new(vm, "patches", patches);
 	return rc;

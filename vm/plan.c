@@ -81,6 +81,9 @@ describe(const struct vm_cell_conf *c, const struct vm_plan_inputs *in,
 		json_object_set_new(d, "machine", json_string("uml"));
 		json_object_set_new(d, "seed", json_integer(vm_uml_seed(c)));
 	}
+	/* ubd's cells keep the ids they had; the virtio disk's model counts. */
+	if (c->vdisk != NULL)
+		json_object_set_new(d, "disk", vm_uml_vdisk_json(c));
 	if (in->archive != NULL)
 		json_object_set_new(d, "archive",
 		    json_pack("{s:s}", "sha256", in->archive_sha256));

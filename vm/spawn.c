@@ -83,8 +83,11 @@ vm_spawn(const struct vm_spawn *s, char *err, size_t errlen)
 		return -1;
 	}
 	if (pid == 0) {
-		if (child_setup(s, parent) == 0)
+		if (child_setup(s, parent) == 0) {
+			if (s->run != NULL)
+				_exit(s->run(s->run_arg));
 			execvp(s->argv[0], s->argv);
+		}
 		/* stderr is the log once set up; else it is still ours. */
 		fprintf(
 		    stderr, "cannot run %s: %s\n", s->argv[0], strerror(errno));

@@ -14,19 +14,32 @@
  * runs in a mount namespace of its own where the directory is bind-mounted
  * at the fixed VM_UML_DIR, and the command line names only that. Cells
  * side by side each have their own namespace.
+ *
+ * With the virtio disk (vm/vdisk.h) the UML process's parent is its
+ * server: the child vm_spawn starts (in the namespace, without
+ * randomisation, its output the console log) runs vdisk_serve, which
+ * owns the guest's clock (time-travel=ext) and serves the cell's image as
+ * a virtio-blk disk on two sockets in the cell's directory, then starts
+ * UML. Both are in one process group, which a kill reaches whole; the
+ * sockets go with the directory. The server says what failed on the
+ * console log's last line and exits VM_UML_VDISK_FAILED.
  */
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "vdisk.h"
 #include "vm_impl.h"
 
 #define MAXARGS 32
@@ -51,14 +64,31 @@ vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
     size_t errlen)
 {
 	long long seed = vm_uml_seed(c);
-	int n = snprintf(buf, len,
-	    "mem=%dM time-travel=inf-cpu time-travel-start=" VM_UML_START
-	    " uml_seed=%lld ubd_model=%d,%d uml_dir=" VM_UML_DIR
-	    " root=/dev/root rootfstype=hostfs rootflags=/ ro"
-	    " ubd0=" VM_UML_DIR "/disk.img init=" VM_UML_DIR "/init"
-	    " con0=null,fd:1 con=null",
-	    c->mem_mib, seed, vm_uml_base_ns(seed), VM_UML_NS_PER_KIB);
+	char clock[128], model[64], disk[128];
+	int n;
 
+	/*
+	 * ubd's model is the seed's, on its command line as it always was;
+	 * the virtio disk's is its server's, which is also the clock.
+	 */
+	if (c->vdisk != NULL) {
+		snprintf(clock, sizeof(clock),
+		    "time-travel=ext:" VM_UML_DIR "/time.sock");
+		model[0] = '\0';
+		snprintf(disk, sizeof(disk),
+		    "virtio_uml.device=" VM_UML_DIR "/vublk.sock:2");
+	} else {
+		snprintf(clock, sizeof(clock), "time-travel=inf-cpu");
+		snprintf(model, sizeof(model), " ubd_model=%d,%d",
+		    vm_uml_base_ns(seed), VM_UML_NS_PER_KIB);
+		snprintf(disk, sizeof(disk), "ubd0=" VM_UML_DIR "/disk.img");
+	}
+	n = snprintf(buf, len,
+	    "mem=%dM %s time-travel-start=" VM_UML_START " uml_seed=%lld%s"
+	    " uml_dir=" VM_UML_DIR
+	    " root=/dev/root rootfstype=hostfs rootflags=/ ro %s"
+	    " init=" VM_UML_DIR "/init con0=null,fd:1 con=null",
+	    c->mem_mib, clock, seed, model, disk);
 	if (n < 0 || (size_t)n >= len) {
 		snprintf(err, errlen,
 		    "kernel '%s': the command line is too long",
@@ -136,11 +166,70 @@ child(const void *arg)
 	return 0;
 }
 
+json_t *
+vm_uml_vdisk_json(const struct vm_cell_conf *c)
+{
+	const struct vdisk_model *m = c->vdisk;
+
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "kind", "virtio", "latency_ns", (json_int_t)m->latency_ns,
+	    "ns_per_kib", (json_int_t)m->ns_per_kib, "flush_ns",
+	    (json_int_t)m->flush_ns, "depth", (json_int_t)m->depth, "seg_max",
+	    (json_int_t)m->seg_max, "size_max", (json_int_t)m->size_max,
+	    "blk_size", (json_int_t)m->blk_size, "num_queues",
+	    (json_int_t)m->num_queues);
+}
+
+struct serve {
+	const struct vdisk_model *model;
+	char *const *argv;
+};
+
+/* In the child, after child(): the disk's server, which starts UML. */
+static int
+serve(const void *arg)
+{
+	const struct serve *sv = arg;
+	struct vdisk_conf c = {.model = *sv->model,
+	    .image = VM_UML_DIR "/disk.img",
+	    .dir = VM_UML_DIR};
+	struct rlimit none = {0, 0};
+	struct vublk_stats st;
+	char err[512];
+	int status = 0;
+
+	/*
+	 * A guest whose clock or disk went away panics, and UML dumps its
+	 * whole memory as a core in the caller's directory: none is kept.
+	 */
+	setrlimit(RLIMIT_CORE, &none);
+	/*
+	 * UML as the first process of a PID namespace of its own: when it
+	 * ends, however (the server's end reaches it as its parent-death
+	 * signal), the kernel ends every process it started, which a signal
+	 * to its group would miss once UML has a group of its own.
+	 */
+	if (unshare(CLONE_NEWPID) == -1) {
+		fprintf(stderr,
+		    VM_UML_VDISK_SAYS "cannot make a PID namespace: %s\n",
+		    strerror(errno));
+		return VM_UML_VDISK_FAILED;
+	}
+	if (vdisk_serve(&c, sv->argv, &status, &st, err, sizeof(err)) == -1) {
+		fprintf(stderr, VM_UML_VDISK_SAYS "%s\n", err);
+		return VM_UML_VDISK_FAILED;
+	}
+	if (WIFSIGNALED(status))
+		raise(WTERMSIG(status));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : VM_UML_VDISK_FAILED;
+}
+
 int
 vm_uml_start(
     struct vm_guest *g, const struct vm_uml_conf *c, char *err, size_t errlen)
 {
 	char words[1024], *argv[MAXARGS], *save = NULL;
+	struct serve sv;
 	struct vm_spawn sp;
 	struct stat st;
 	size_t n = 0;
@@ -172,6 +261,12 @@ vm_uml_start(
 	sp.netns = sp.mntns = -1;
 	sp.child = child;
 	sp.child_arg = c->dir;
+	if (c->vdisk != NULL) {
+		sv.model = c->vdisk;
+		sv.argv = argv;
+		sp.run = serve;
+		sp.run_arg = &sv;
+	}
 	vm_guest_spawn(g, &sp, err, errlen);
 	return g->pid == 0 ? -1 : 0;
 }

@@ -15,6 +15,7 @@
  * and is taken first: so what the guest sees depends only on what it did,
  * never on how fast the host was.
  */
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -306,7 +307,7 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	    .tfd = -1, .vfd = -1, .want_ns = -1, .err = err, .errlen = errlen};
 	char vpath[4096], tpath[4096];
 	int vl = -1, tl = -1, rc = -1, alive = 0;
-	pid_t pid = -1;
+	pid_t pid = -1, me;
 
 	err[0] = '\0';
 	s.latency_ns = c->model.latency_ns;
@@ -317,11 +318,19 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	if ((vl = listen_at(vpath, err, errlen)) == -1 ||
 	    (tl = listen_at(tpath, err, errlen)) == -1)
 		goto out;
+	me = getpid();
 	if ((pid = fork()) == -1) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0) {
+		/*
+		 * The guest goes with its disk and clock, however they end;
+		 * the first process of a PID namespace sees its parent as 0.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+		    (getppid() != me && getppid() != 0))
+			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(
 		    stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));

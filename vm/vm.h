@@ -214,6 +214,8 @@ const char *vm_nfs_iface(const char *server);
 #define VM_GUEST_DISK   "/run/ubcvm/disk"
 #define VM_GUEST_RESULT "/run/ubcvm/out/result.json"
 
+struct vdisk_model;
+
 struct vm_cell_conf {
 	const struct vm_kernel *kernel;
 	/*
@@ -258,6 +260,13 @@ struct vm_cell_conf {
 	unsigned given;
 	/* UML's seed (uml_seed=), -1 not given: 1 on UML, none on QEMU. */
 	long long seed;
+	/*
+	 * UML's disk: NULL for ubd (the default), else the virtio disk of
+	 * vm/vdisk.h with this model, read from vdisk_file ("" for the
+	 * built-in defaults, contrib/vdisk.model's values). QEMU refuses it.
+	 */
+	const struct vdisk_model *vdisk;
+	const char *vdisk_file;
 };
 
 enum { VM_GIVEN_CPUS = 1, VM_GIVEN_QUEUES = 2 };

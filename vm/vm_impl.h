@@ -96,6 +96,13 @@ long long vm_uml_seed(const struct vm_cell_conf *c);
 int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
     char *err, size_t errlen);
 
+/*
+ * The virtio disk's model of cell c (c->vdisk not NULL) as JSON, for its
+ * plan (what it measures) and its result: {"kind": "virtio", the fields
+ * of struct vdisk_model, named as there}.
+ */
+json_t *vm_uml_vdisk_json(const struct vm_cell_conf *c);
+
 struct vm_guest;
 
 struct vm_uml_conf {
@@ -103,7 +110,13 @@ struct vm_uml_conf {
 	const char *dir;     /* the cell's directory, at VM_UML_DIR */
 	const char *cmdline; /* vm_uml_cmdline's, split at blanks */
 	const char *console; /* its standard output and error */
+	/* The virtio disk's model, NULL for ubd (see uml.c). */
+	const struct vdisk_model *vdisk;
 };
+
+/* What the virtio disk's server says on the console log when it fails. */
+#define VM_UML_VDISK_SAYS   "ubcreplay: the virtio disk failed: "
+#define VM_UML_VDISK_FAILED 125
 
 /*
  * Starts UML through vm_spawn without address-space randomisation, in a
@@ -178,6 +191,12 @@ struct vm_spawn {
 	 */
 	int (*child)(const void *arg);
 	const void *child_arg;
+	/*
+	 * Run in the child instead of exec, after everything else (NULL:
+	 * exec argv); the child exits with what it returns.
+	 */
+	int (*run)(const void *arg);
+	const void *run_arg;
 };
 
 pid_t vm_spawn(const struct vm_spawn *s, char *err, size_t errlen);
