@@ -640,7 +640,11 @@ ATF_TC_WITHOUT_HEAD(write_stamped);
 ATF_TC_BODY(write_stamped, tc)
 {
 	const size_t idx[] = {0, 1};
-	const struct cmp_machine m = {0, 1, 512, 1, -1};
+	const struct cmp_machine m = {.uml = 0,
+	    .cpus = 1,
+	    .mem_mib = 512,
+	    .queues = 1,
+	    .icount_shift = -1};
 	char path[2][PATH_MAX], err[1024];
 	struct vm_cell_conf conf[2];
 	struct runner_output o;
