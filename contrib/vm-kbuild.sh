@@ -21,7 +21,8 @@
 #            is listed in DIR/kbuild.patches (name and sha256).
 #   -O DIR   the build directory (make O=DIR). By default the tree itself
 #            when it has a .config of its own (an in-tree build), else
-#            $UBC_KBUILD_CACHE/NAME-HASH, NAME-um-HASH with -a um
+#            $UBC_KBUILD_CACHE/NAME-HASH; with -a um NAME-um-HASH, or
+#            NAME-umtiny-HASH with -c tinyconfig
 #            (/var/cache/ubcreplay/kbuild when writable, else
 #            ~/.cache/ubcreplay/kbuild), kept between runs so that the
 #            next build of the tree is incremental
@@ -36,9 +37,8 @@
 #            contrib/guest-tinyconfig.config undoes its size-only choices)
 #            or defconfig; with -a um, defconfig is the default
 #            (guest-um.config names all a guest needs, so tinyconfig
-#            builds a working UML kernel too, cold in less time; but
-#            under `vm` its exact probe misses a read diskstats counts,
-#            not yet explained: docs/vm-machine.md)
+#            builds a working UML kernel too, cold in less time: the one
+#            the tests boot, contrib/uml.sh)
 #
 # A .config already there is kept: only the must-haves it lacks are added,
 # and named on stderr. A must-have that olddefconfig drops (its
@@ -122,7 +122,12 @@ if [ -z "$obj" ]; then
 	else
 		hash=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
 		obj=$cache/$(basename "$tree")-$hash
-		[ "$arch" = x86 ] || obj=$cache/$(basename "$tree")-$arch-$hash
+		# UML's names say their base: -um- defconfig, -umtiny- tinyconfig.
+		case $arch-$start_config in
+		x86-*) ;;
+		um-tinyconfig) obj=$cache/$(basename "$tree")-umtiny-$hash ;;
+		*) obj=$cache/$(basename "$tree")-$arch-$hash ;;
+		esac
 	fi
 fi
 # reseat FROM COPY TO: the build tools' records in COPY (a copy of the

@@ -14,7 +14,8 @@
  *    that interrupts it (EINTR, or a short write) only makes it go on. On
  *    a socket it sends with MSG_NOSIGNAL, so that a reader gone is EPIPE,
  *    not the writer's death by SIGPIPE; on a pipe it writes (SIGPIPE is
- *    then the writer's, as for any write).
+ *    then the writer's, as for any write), and so it does on a kernel
+ *    without networking, where send() is ENOSYS.
  *  - msgio_read() waits for all len bytes, at most timeout_ms (-1: for
  *    ever) for each part to come, and says which of five things happened
  *    (enum msgio). A signal only makes it wait again.

@@ -11,22 +11,28 @@
 # across machine kinds. How soon the guest reaches the job is printed (a
 # benchmark's figure, not judged here).
 #
-# The UML kernel is $UBC_UML_LINUX, else the first `linux` that
-# `contrib/vm-kbuild.sh -a um` built in the kbuild cache; without one the
-# cases skip and name the command that builds it.
+# The UML kernel is $UBC_UML_LINUX, else the one `make check` builds
+# (contrib/uml.sh: 6.1 from tinyconfig, NAME-umtiny-HASH in the kbuild
+# cache), else the first other `contrib/vm-kbuild.sh -a um` built there
+# (NAME-um-HASH); without one the cases skip and say why (uml.sh's
+# reason, when its build failed or found no source).
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
 require_uml()
 {
 	linux=${UBC_UML_LINUX:-}
+	kcache=${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}
 	if [ -z "$linux" ]; then
-		for l in "${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}"/*-um-*/linux; do
+		for l in "$kcache"/*-umtiny-*/linux "$kcache"/*-um-*/linux; do
 			[ -x "$l" ] && { linux=$l; break; }
 		done
 	fi
-	[ -n "$linux" ] && [ -x "$linux" ] ||
-	    atf_skip "no UML kernel built (cold on 2 cores: docs/vm-machine.md): mkdir -p /var/cache/ubcreplay/src/um && tar xf /usr/src/linux-source-6.1.tar.xz -C /var/cache/ubcreplay/src/um && contrib/vm-kbuild.sh -a um /var/cache/ubcreplay/src/um/linux-source-6.1 (linux-source-6.12 builds the same way; or set UBC_UML_LINUX)"
+	if [ -z "$linux" ] || [ ! -x "$linux" ]; then
+		why=
+		[ ! -f "$kcache/umtiny.why" ] || why="$(cat "$kcache/umtiny.why"); "
+		atf_skip "no UML kernel built: ${why}make uml (contrib/uml.sh, which make check runs) builds it, or set UBC_UML_LINUX"
+	fi
 	# ASan's shadow memory does not fit a UML guest's address space.
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
