@@ -237,14 +237,14 @@ if (vm["machine"], vm["accel"], vm["clock"], vm["cpus"], vm["queues"]) != \
 # ubd: the seed's disk model, 0.1 us more a request for every seed past
 # 1; the virtio disk: contrib/vdisk.model's values, the built-in defaults.
 if vm["disk"] == "virtio":
-    dev = "vda"
+    disk = "vda"
     want = {"kind": "virtio", "file": vm["disk_model"].get("file"),
             "latency_ns": 100000,
             "ns_per_kib": 2000, "flush_ns": 0, "depth": 64, "seg_max": 254,
             "size_max": 0, "blk_size": 512, "num_queues": 1}
     arg = "virtio_uml.device=/tmp/ubcreplay-uml/vublk.sock:2"
 else:
-    dev = "ubda"
+    disk = "ubda"
     want = {"base_ns": 100000 + (vm["seed"] - 1) % 100 * 100,
             "ns_per_kib": 2000}
     arg = "ubd0=/tmp/ubcreplay-uml/disk.img"
@@ -270,7 +270,7 @@ for i, r in enumerate(d["runs"]):
                     print(at, way, "bucket", json.dumps(b, sort_keys=True), file=out)
             for k in ("flushes", "discards", "empty_preflush"):
                 print(at, k, dev[k], file=out)
-    why = mismatch(r, dev)
+    why = mismatch(r, disk)
     if why is not None:
         fail("run %d: %s" % (i, why))
     if not any(dev["write"]["ops"] for p in r["phases"] for dev in p["devices"]):
