@@ -14,15 +14,9 @@
 #include <string.h>
 
 #include "traces/nfs.h"
+#include "../model/le.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint32_t
-le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
 
 static void
 count_call(const struct nfs_call *c, void *arg)

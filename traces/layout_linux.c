@@ -38,6 +38,7 @@
 
 #include "../model/layout.h"
 #include "traces.h"
+#include "../model/le.h"
 
 #define EXT_MAGIC   0xEF53
 #define XFS_MAGIC   0x58465342
@@ -317,20 +318,6 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	free(h);
 	return -1;
-}
-
-/* Little-endian fields of ext2/3/4's on-disk structures. */
-static uint32_t
-le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
-
-static uint16_t
-le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
 }
 
 struct ext {

@@ -21,6 +21,7 @@
 #include <archive_entry.h>
 
 #include "vm.h"
+#include "../model/le.h"
 
 /* The most an image's payload may unpack to (a vmlinux is ~20-80 MiB). */
 #define VM_KERNEL_VMLINUX_MAX (1 << 30)
@@ -31,20 +32,6 @@ isdir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Little-endian fields of the setup header, which lies inside head. */
-static unsigned
-le16(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
-static uint32_t
-le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
 }
 
 /*

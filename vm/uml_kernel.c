@@ -20,36 +20,10 @@
 #include <unistd.h>
 
 #include "vm.h"
+#include "../model/le.h"
 
 /* A UML kernel is tens of MiB; more is no kernel of ours. */
 #define UML_MAX_BYTES ((size_t)1 << 30)
-
-static uint16_t
-u16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t
-u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t
-u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /*
  * The ELF64 section headers: e_shoff (40), e_shentsize (58), e_shnum (60),
@@ -66,24 +40,24 @@ vm_uml_is(const unsigned char *elf, size_t len)
 
 	if (len < 64 || memcmp(elf, "\177ELF\2\1", 6) != 0)
 		return 0;
-	type = u16(elf + 16);
+	type = le16(elf + 16);
 	/* ET_EXEC or ET_DYN, for x86-64 (62). */
-	if ((type != 2 && type != 3) || u16(elf + 18) != 62)
+	if ((type != 2 && type != 3) || le16(elf + 18) != 62)
 		return 0;
-	shoff = u64(elf + 40);
-	shentsize = u16(elf + 58);
-	shnum = u16(elf + 60);
-	shstrndx = u16(elf + 62);
+	shoff = le64(elf + 40);
+	shentsize = le16(elf + 58);
+	shnum = le16(elf + 60);
+	shstrndx = le16(elf + 62);
 	if (shentsize < 64 || shoff > len ||
 	    (uint64_t)shnum * shentsize > len - shoff || shstrndx >= shnum)
 		return 0;
 	sh = elf + shoff + (uint64_t)shstrndx * shentsize;
-	stroff = u64(sh + 24);
-	strsize = u64(sh + 32);
+	stroff = le64(sh + 24);
+	strsize = le64(sh + 32);
 	if (stroff > len || strsize > len - stroff)
 		return 0;
 	for (uint16_t i = 0; i < shnum; i++) {
-		uint32_t name = u32(elf + shoff + (uint64_t)i * shentsize);
+		uint32_t name = le32(elf + shoff + (uint64_t)i * shentsize);
 
 		if (name < strsize && strsize - name >= sizeof(want) &&
 		    memcmp(elf + stroff + name, want, sizeof(want)) == 0)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "vdisk.h"
+#include "../model/le.h"
 
 /* vhost_user.h */
 #define VU_F_PROTOCOL_FEATURES 30
@@ -217,33 +218,6 @@ guest(struct vublk *d, uint64_t a, uint64_t len, int user)
 			return r->map + (a - base);
 	}
 	return NULL;
-}
-
-static uint16_t
-le16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t
-le32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t
-le64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /* Resolves the rings once memory and addresses are both known. */
