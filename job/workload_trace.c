@@ -37,7 +37,8 @@ trace_fill(struct job *j)
 	t->job = (struct replay_wtrace_job){.trace = t->trace,
 	    .rundir = j->rundir,
 	    .info = &t->info,
-	    .timing = j->o->timing};
+	    .timing = j->o->timing,
+	    .netbsd = j->tops->fs == JOB_NETBSD};
 }
 
 static json_t *
@@ -57,47 +58,19 @@ trace_json(const struct job *j, const uint64_t first[2])
 	    o->keep);
 }
 
-/* The trace's job for this run, in a NetBSD rump kernel when netbsd. */
-static struct replay_wtrace_job
-job_of(void *arg, int netbsd)
+/* The same for either target: the run's job says where it runs. */
+static void
+trace_setup(void *arg, struct replay_report *rep)
 {
-	struct replay_wtrace_job wj =
-	    ((struct trace *)((struct job *)arg)->wpriv)->job;
-
-	wj.netbsd = netbsd;
-	return wj;
+	replay_wtrace_setup(
+	    &((struct trace *)((struct job *)arg)->wpriv)->job, rep);
 }
 
 static void
-trace_setup_host(void *arg, struct replay_report *rep)
+trace_run(void *arg, struct replay_report *rep)
 {
-	struct replay_wtrace_job wj = job_of(arg, 0);
-
-	replay_wtrace_setup(&wj, rep);
-}
-
-static void
-trace_host(void *arg, struct replay_report *rep)
-{
-	struct replay_wtrace_job wj = job_of(arg, 0);
-
-	replay_wtrace_run(&wj, rep);
-}
-
-static void
-trace_setup_netbsd(void *arg, struct replay_report *rep)
-{
-	struct replay_wtrace_job wj = job_of(arg, 1);
-
-	replay_wtrace_setup(&wj, rep);
-}
-
-static void
-trace_netbsd(void *arg, struct replay_report *rep)
-{
-	struct replay_wtrace_job wj = job_of(arg, 1);
-
-	replay_wtrace_run(&wj, rep);
+	replay_wtrace_run(
+	    &((struct trace *)((struct job *)arg)->wpriv)->job, rep);
 }
 
 const struct job_workload job_trace = {
@@ -107,6 +80,6 @@ const struct job_workload job_trace = {
     .close = job_wpriv_free,
     .fill = trace_fill,
     .json = trace_json,
-    .setup = {[JOB_HOST] = trace_setup_host, [JOB_NETBSD] = trace_setup_netbsd},
-    .work = {[JOB_HOST] = trace_host, [JOB_NETBSD] = trace_netbsd},
+    .setup = {[JOB_HOST] = trace_setup, [JOB_NETBSD] = trace_setup},
+    .work = {[JOB_HOST] = trace_run, [JOB_NETBSD] = trace_run},
 };
