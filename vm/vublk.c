@@ -31,6 +31,7 @@
 
 #include "vdisk.h"
 #include "../model/le.h"
+#include "../model/msgio.h"
 
 /* vhost_user.h */
 #define VU_F_PROTOCOL_FEATURES 30
@@ -233,24 +234,6 @@ map_rings(struct vublk *d)
 }
 
 static int
-send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
 reply(int fd, uint32_t request, const void *payload, uint32_t size)
 {
 	unsigned char buf[12 + VIRTIO_BLK_CONFIG_BYTES + 12];
@@ -260,7 +243,7 @@ reply(int fd, uint32_t request, const void *payload, uint32_t size)
 		return -1;
 	memcpy(buf, hdr, 12);
 	memcpy(buf + 12, payload, size);
-	return send_all(fd, buf, 12 + size);
+	return msgio_write(fd, buf, 12 + size);
 }
 
 /* One descriptor (after indirection), checked. */
@@ -492,7 +475,7 @@ vublk_complete(struct vublk *d, int64_t now_ns, char *err, size_t errlen)
 	msg[2] = 8;
 	msg[3] = 0;
 	msg[4] = 0;
-	if (send_all(d->slave, msg, sizeof(msg)) == -1) {
+	if (msgio_write(d->slave, msg, sizeof(msg)) == -1) {
 		snprintf(
 		    err, errlen, "cannot send VRING_CALL: %s", strerror(errno));
 		return -1;
@@ -504,19 +487,10 @@ int
 vublk_call_done(struct vublk *d, char *err, size_t errlen)
 {
 	unsigned char buf[12 + 8];
-	size_t got = 0;
 
-	while (got < sizeof(buf)) {
-		ssize_t n = recv(d->slave, buf + got, sizeof(buf) - got, 0);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			seterr(
-			    err, errlen, "the guest closed the slave channel");
-			return -1;
-		}
-		got += (size_t)n;
+	if (msgio_read(d->slave, buf, sizeof(buf), -1) != MSGIO_WHOLE) {
+		seterr(err, errlen, "the guest closed the slave channel");
+		return -1;
 	}
 	if (le32(buf) != VU_SLAVE_VRING_CALL || le32(buf + 8) != 8 ||
 	    le64(buf + 12) != 0) {
