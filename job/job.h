@@ -246,6 +246,12 @@ struct job {
 	char warning[1024];
 	int kept; /* its run directory was kept (--keep), at j->where */
 	/*
+	 * Set by the target's open: each run's directory lives in a copy
+	 * that goes with the run (an FFS image's), so a removal that fails
+	 * leaves nothing behind on the host.
+	 */
+	int scratch;
+	/*
 	 * The run failed in the target's own kernel, which died (a NetBSD
 	 * panic, a signal): the run directory went with it, so no sync or
 	 * removal follows, and the next run, in a fresh kernel, may go on.

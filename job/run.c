@@ -212,7 +212,7 @@ job_run(struct job *j, int idx, struct run_result *run)
 			what = p->error;
 			goto died;
 		}
-		if (p->failed)
+		if (p->failed && !j->scratch)
 			snprintf(j->warning, sizeof(j->warning),
 			    "run directory '%s' left behind: %s", j->rundir,
 			    p->error);

@@ -769,6 +769,7 @@ ffs_open(struct job *j, char *err, size_t errlen)
 		return -1;
 	}
 	f->copies = S_ISREG(st.st_mode);
+	j->scratch = f->copies;
 	if (access(f->user, f->copies ? R_OK : R_OK | W_OK) == -1) {
 		snprintf(err, errlen, "image '%s' is not %s: %s", j->o->image,
 		    f->copies ? "readable" : "writable", strerror(errno));
