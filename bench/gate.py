@@ -18,7 +18,9 @@ load (or, for "same" alone, any other cell).
 
 A side's runs are drawn by boot: boots with replacement, each one's runs in
 the order they ran, until the look's count (vm boots again when a look
-needs more runs than it has: the same structure). The looks are 5, 8, 12,
+needs more runs than it has: the same structure); --per-boot M draws M
+of each boot's runs at random instead, a design of M runs a boot judged
+on the same pool. The looks are 5, 8, 12,
 18, 20 runs a side, each at 99% (0.05 over 5), as `-n auto`. The gate is
 write.mean_bytes:-PCT%. B's runs are scaled (their written bytes, each
 device's mean recomputed) so that B's true change is the grade: 0 (A/A),
@@ -62,6 +64,7 @@ import numpy as np
 LOOKS = (5, 8, 12, 18, 20)
 LEVEL = 1 - 0.05 / len(LOOKS)
 HALF = 10
+PER_BOOT = 0  # --per-boot: the runs a boot in the design judged; 0, all
 
 
 def wilson(k, n, z=1.959964):
@@ -190,7 +193,9 @@ class Pools:
 
 
 def draw(rng, pool, pidx, n):
-    """n runs of pool by boot: [(pool index, run index)]."""
+    """n runs of pool by boot: [(pool index, run index)]; with PER_BOOT,
+    that many of each boot's runs, drawn at random, in the order they
+    ran."""
     starts, s = [], 0
     for b in pool:
         starts.append(s)
@@ -198,7 +203,10 @@ def draw(rng, pool, pidx, n):
     out = []
     while len(out) < n:
         i = int(rng.integers(len(pool)))
-        out += [(pidx, starts[i] + j) for j in range(len(pool[i]))]
+        js = range(len(pool[i]))
+        if 0 < PER_BOOT < len(pool[i]):
+            js = sorted(rng.choice(len(pool[i]), PER_BOOT, replace=False))
+        out += [(pidx, starts[i] + int(j)) for j in js]
     return out[:n]
 
 
@@ -263,8 +271,13 @@ def main():
     ap.add_argument("--md", action="store_true", help="a markdown table")
     ap.add_argument("--by-run", action="store_true",
                     help="draw runs, not boots (each run a boot of its own)")
+    ap.add_argument("--per-boot", type=int, default=0, metavar="M",
+                    help="M runs of each boot drawn (at random): a design "
+                    "of M runs a boot")
     ap.add_argument("pools", nargs="+")
     a = ap.parse_args()
+    global PER_BOOT
+    PER_BOOT = a.per_boot
     pools = [load_pool(p, a.by_run) for p in a.pools]
     for name, _, boots, _ in pools:
         if sum(len(b) for b in boots) < 5 or len(boots) < 2:

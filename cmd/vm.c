@@ -44,6 +44,7 @@
 static const struct option longopts[] = {
     {"accel", required_argument, NULL, 'A'},
     {"bisect", no_argument, NULL, 'B'},
+    {"boot-runs", required_argument, NULL, 'U'},
     {"boot-timeout", required_argument, NULL, 'b'},
     {"cell", required_argument, NULL, 'c'},
     {"clock", required_argument, NULL, 'K'},
@@ -382,6 +383,7 @@ defaults(struct vm_opts *o, char *runs)
 	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
 	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
+	o->boot_runs = RUNNER_ROUND_RUNS;
 	o->seed = -1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	o->size_bytes = IMAGE_BYTES;
@@ -592,6 +594,12 @@ parse(int argc, char **argv, struct vm_opts *o)
 			if (parse_seconds(
 			        "--timeout", optarg, &o->timeout_ns) == -1)
 				return -1;
+			break;
+		case 'U':
+			if (cmd_parse_int("--boot-runs", optarg, 1,
+			        RUNNER_MAX_ROUND_RUNS, &v) == -1)
+				return -1;
+			o->boot_runs = (int)v;
 			break;
 		case 'b':
 			if (parse_seconds("--boot-timeout", optarg,

@@ -209,7 +209,7 @@ runner(struct vmrun *r)
 	run->report_ctx = r;
 	run->jobs = o->jobs;
 	run->runs = o->runs;
-	run->round_runs = RUNNER_ROUND_RUNS;
+	run->round_runs = o->boot_runs;
 	run->own = o->archive == NULL;
 	run->seed = o->seed >= 0 ? o->seed : VM_UML_SEED;
 	run->nlook = o->runs_max > 0 ? o->nlook : 0;

@@ -47,10 +47,13 @@
 
 #define RUNNER_MAX_LOOKS 32
 /*
- * The most runs a QEMU cell runs in one boot: its runs go in rounds of
- * at most so many, the cells in turn (docs/vm-machine.md, "Rounds").
+ * The most runs a QEMU cell runs in one boot, unless --boot-runs says
+ * otherwise: its runs go in rounds of at most so many, the cells in turn
+ * (docs/vm-machine.md, "Rounds"). A boot can shift its runs as a whole
+ * on a busy host; one run a boot makes each run a boot of its own.
  */
-#define RUNNER_ROUND_RUNS 3
+#define RUNNER_ROUND_RUNS     3
+#define RUNNER_MAX_ROUND_RUNS 20
 
 /*
  * What a series or a run of looks says of the gates. The values are

@@ -68,6 +68,10 @@ vm_options_body()
 		refuse --mem "$v" 128 1048576 "$ubc" vm --mem "$v" \
 		    -k /nonexistent "$small"
 	done
+	for v in 4294967297 0 21 2x ''; do
+		refuse --boot-runs "$v" 1 20 "$ubc" vm --boot-runs "$v" \
+		    -k /nonexistent "$small"
+	done
 	for v in 18446744073709551616 0 604801 1.5; do
 		refuse --timeout "$v" 1 604800 "$ubc" vm --timeout "$v" \
 		    -k /nonexistent "$small"

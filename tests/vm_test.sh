@@ -70,18 +70,26 @@ EOF
 }
 
 # two_kernels FSTYPE: both kernels on one filesystem, two runs each.
+# two_kernels FSTYPE [ROUNDS]: 2 runs of each kernel, in ROUNDS rounds
+# (1: one boot a cell; 2: --boot-runs 1, a boot a run).
 two_kernels()
 {
 	use_tmp
 	require_qemu
 	kernel k1 6.1
 	kernel k2 6.12
+	rounds=${2:-1} more=
+	[ "$rounds" -eq 1 ] || more="--boot-runs 1"
 	atf_check -s exit:0 -o save:series -e save:err \
-	    "$ubc" vm $VMOPTS -j 2 -n 2 -t "$1" -k "$k1" -k "$k2" -o out "$small"
+	    "$ubc" vm $VMOPTS -j 2 -n 2 $more -t "$1" -k "$k1" -k "$k2" -o out "$small"
 	r1=out/$(pkgrel "$k1")-$1.json
 	r2=out/$(pkgrel "$k2")-$1.json
 	check_cell "$r1" "$k1" "$1"
 	check_cell "$r2" "$k2" "$1"
+	for r in "$r1" "$r2"; do
+		[ "$(json "$r" 'd["vm"]["design"]["rounds"], len(d.get("boots", []))')" = "$rounds $((rounds - 1))" ] ||
+		    atf_fail "$r: not $rounds rounds: $(json "$r" 'd["vm"]["design"]')"
+	done
 	grep -q "A  $(pkgrel "$k1") $1" series || atf_fail "the series lacks $k1"
 	grep -q "B  $(pkgrel "$k2") $1" series || atf_fail "the series lacks $k2"
 	grep -q "^write.mean_bytes" series || atf_fail "no write sizes in the series"
@@ -105,7 +113,7 @@ ext4_body()
 atf_test_case xfs
 xfs_head()
 {
-	atf_set "descr" "the same on xfs"
+	atf_set "descr" "the same on xfs, each run a boot of its own (--boot-runs 1)"
 	atf_set "timeout" "900"
 }
 xfs_body()
@@ -113,7 +121,7 @@ xfs_body()
 	plain_pass_only "its time is guests; the cell's code under ASan: vm_test:ext4 (this case differs in the guest's mkfs)"
 	use_tmp
 	require_prog mkfs.xfs
-	two_kernels xfs
+	two_kernels xfs 2
 }
 
 atf_test_case dd
