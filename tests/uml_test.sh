@@ -158,7 +158,7 @@ virtio_bad_input_body()
 	    atf_fail "missing build/tests/vublk_serve (make build/tests/vublk_serve)"
 	serve=$top/build/tests/vublk_serve
 	truncate -s 1M img
-	printf 'latency_ns 10\nbandwidth 5\n' >bad.model
+	printf 'latency_ns 10000\nbandwidth 5\n' >bad.model
 	atf_check -s exit:2 -e match:"bad.model:2: unknown key 'bandwidth'" \
 	    "$serve" -i img -m bad.model -d . -- /bin/true
 	atf_check -s exit:2 -e match:"cannot open '/nonexistent.img'" \
