@@ -437,7 +437,7 @@ vm_virtio_body()
 	vm=$!
 	guest=
 	for i in $(seq 300); do
-		guest=$(pgrep -o -f "^$linux .*vublk.sock")
+		guest=$(virtio_guest)
 		[ -n "$guest" ] && break
 		sleep 0.1
 	done
@@ -450,10 +450,10 @@ vm_virtio_body()
 	    atf_fail "the failure does not name the disk's server: $(head -n 2 vkill.err)"
 	# Its parent-death signal ends it; it may take a moment to go.
 	for i in $(seq 50); do
-		pgrep -f "^$linux .*vublk.sock" >/dev/null || break
+		[ -n "$(uml_here)" ] || break
 		sleep 0.1
 	done
-	! pgrep -f "^$linux .*vublk.sock" >/dev/null ||
+	[ -z "$(uml_here)" ] ||
 	    atf_fail "a UML guest was left running"
 	[ ! -e core ] || atf_fail "a core was left behind"
 	rm -rf vkill
@@ -473,6 +473,16 @@ uml_here()
 	done
 }
 
+# This test's UML on the virtio disk itself (its parent is the disk's
+# server, a ubcreplay), not one of UML's own processes; or nothing.
+virtio_guest()
+{
+	for _p in $(uml_here); do
+		_pp=$(ps -o ppid= -p "$_p" | tr -d ' ')
+		[ "$(ps -o comm= -p "$_pp")" = ubcreplay ] && echo "$_p"
+	done
+}
+
 # virtio_fault NAME ACTION EXPECT: one virtio cell (vm -n 1, --timeout 60),
 # ACTION run (with $guest and $server set) once its job has started; vm
 # must fail with EXPECT, leaving no process, socket, image or core.
@@ -484,11 +494,7 @@ virtio_fault()
 	vm=$!
 	guest=
 	for i in $(seq 300); do
-		# UML itself: its parent is the disk's server, not UML.
-		for p in $(uml_here); do
-			pp=$(ps -o ppid= -p "$p" | tr -d ' ')
-			[ "$(ps -o comm= -p "$pp")" = ubcreplay ] && guest=$p
-		done
+		guest=$(virtio_guest)
 		[ -n "$guest" ] && ls tmp/ubcreplay-vm.*/out/started \
 		    >/dev/null 2>&1 && break
 		sleep 0.1
