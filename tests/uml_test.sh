@@ -8,8 +8,10 @@
 # diskstats. vm refuses what UML has not (NFS, an accelerator, the icount
 # clock, a second CPU, virtio queues), a UML kernel without time-travel or
 # the project's patches, and a seed for QEMU; compare refuses a size gate
-# across machine kinds. How soon the guest reaches the job is printed (a
-# benchmark's figure, not judged here).
+# across machine kinds. On the virtio disk, a UML killed mid-run and a
+# disk connection shut down mid-run each fail the cell at once, naming
+# it, with nothing left behind. How soon the guest reaches the job is
+# printed (a benchmark's figure, not judged here).
 #
 # The UML kernel is $UBC_UML_LINUX, else the one `make check` builds
 # (contrib/uml.sh: 6.1 from tinyconfig, NAME-umtiny-HASH in the kbuild
@@ -150,7 +152,7 @@ virtio_deterministic_cleanup()
 atf_test_case virtio_bad_input
 virtio_bad_input_head()
 {
-	atf_set descr "the virtio disk's server refuses a nonsense model file, an unopenable image, a socket directory it cannot use and a guest that never connects, naming each; runs a guest's clock played by hand at the time it asked; uml-run.sh -V refuses a missing model"
+	atf_set descr "the virtio disk's server refuses a nonsense model file, an unopenable image, a socket directory it cannot use and a guest that never connects, naming each; fails a guest that runs on after its disk's connection ended; runs a guest's clock played by hand at the time it asked; uml-run.sh -V refuses a missing model"
 }
 virtio_bad_input_body()
 {
@@ -158,7 +160,7 @@ virtio_bad_input_body()
 	    atf_fail "missing build/tests/vublk_serve (make build/tests/vublk_serve)"
 	serve=$top/build/tests/vublk_serve
 	truncate -s 1M img
-	printf 'latency_ns 10\nbandwidth 5\n' >bad.model
+	printf 'latency_ns 10000\nbandwidth 5\n' >bad.model
 	atf_check -s exit:2 -e match:"bad.model:2: unknown key 'bandwidth'" \
 	    "$serve" -i img -m bad.model -d . -- /bin/true
 	atf_check -s exit:2 -e match:"cannot open '/nonexistent.img'" \
@@ -174,6 +176,27 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect("time.sock")
 sys.exit(4)'
+	[ ! -e time.sock ] && [ ! -e vublk.sock ] || atf_fail "sockets left behind"
+	# One whose disk's connection ends (here its own side closes it) and
+	# that asks the clock for more: the disk fails, naming its socket,
+	# rather than the guest waiting for its requests forever.
+	cat >gone.py <<'EOF'
+import socket, struct
+t = socket.socket(socket.AF_UNIX)
+t.connect("time.sock")
+t.sendall(struct.pack("<IIQ", 1, 1, 0))         # START
+assert t.recv(16, socket.MSG_WAITALL)[:8] == struct.pack("<II", 0, 1)
+d = socket.socket(socket.AF_UNIX)
+d.connect("vublk.sock")
+d.sendall(struct.pack("<III", 1, 1, 0))         # GET_FEATURES
+assert len(d.recv(20, socket.MSG_WAITALL)) == 20
+d.close()
+t.sendall(struct.pack("<IIQ", 2, 2, 5000))      # REQUEST: no ACK
+t.recv(16, socket.MSG_WAITALL)
+EOF
+	atf_check -s exit:2 \
+	    -e match:"the disk's connection \('\./vublk\.sock'\) ended while the guest ran on" \
+	    "$serve" -i img -d . -- python3 gone.py
 	[ ! -e time.sock ] && [ ! -e vublk.sock ] || atf_fail "sockets left behind"
 	# A guest's clock (um_timetravel.h) played by hand: it runs at the
 	# time it asked for, and GET says so.
@@ -414,7 +437,7 @@ vm_virtio_body()
 	vm=$!
 	guest=
 	for i in $(seq 300); do
-		guest=$(pgrep -o -f "^$linux .*vublk.sock")
+		guest=$(virtio_guest)
 		[ -n "$guest" ] && break
 		sleep 0.1
 	done
@@ -427,10 +450,10 @@ vm_virtio_body()
 	    atf_fail "the failure does not name the disk's server: $(head -n 2 vkill.err)"
 	# Its parent-death signal ends it; it may take a moment to go.
 	for i in $(seq 50); do
-		pgrep -f "^$linux .*vublk.sock" >/dev/null || break
+		[ -n "$(uml_here)" ] || break
 		sleep 0.1
 	done
-	! pgrep -f "^$linux .*vublk.sock" >/dev/null ||
+	[ -z "$(uml_here)" ] ||
 	    atf_fail "a UML guest was left running"
 	[ ! -e core ] || atf_fail "a core was left behind"
 	rm -rf vkill
@@ -439,6 +462,117 @@ vm_virtio_body()
 vm_virtio_cleanup()
 {
 	hogs_stop
+}
+
+# The UML processes started from this test's directory (their cwd is
+# ours), by pid: other tests' and sessions' guests are not this one's.
+uml_here()
+{
+	for _p in $(pgrep -f "^$linux .*vublk.sock"); do
+		[ "$(readlink "/proc/$_p/cwd" 2>/dev/null)" = "$PWD" ] && echo "$_p"
+	done
+}
+
+# This test's UML on the virtio disk itself (its parent is the disk's
+# server, a ubcreplay), not one of UML's own processes; or nothing.
+virtio_guest()
+{
+	for _p in $(uml_here); do
+		_pp=$(ps -o ppid= -p "$_p" | tr -d ' ')
+		[ "$(ps -o comm= -p "$_pp")" = ubcreplay ] && echo "$_p"
+	done
+}
+
+# virtio_fault NAME ACTION EXPECT: one virtio cell (vm -n 1, --timeout 60),
+# ACTION run (with $guest and $server set) once its job has started; vm
+# must fail with EXPECT, leaving no process, socket, image or core.
+virtio_fault()
+{
+	name=$1 action=$2 expect=$3
+	"$ubc" vm -n 1 --timeout 60 --disk virtio -o "$name.out" -k "$tree" \
+	    "$small" >"$name.series" 2>"$name.err" &
+	vm=$!
+	guest=
+	for i in $(seq 300); do
+		guest=$(virtio_guest)
+		[ -n "$guest" ] && ls tmp/ubcreplay-vm.*/out/started \
+		    >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	[ -n "$guest" ] || atf_fail "$name: no UML guest on the virtio disk started"
+	server=$(ps -o ppid= -p "$guest" | tr -d ' ')
+	eval "$action"
+	wait $vm && atf_fail "$name: vm succeeded: $(tail -n 2 "$name.err")"
+	grep -qF -- "$expect" "$name.err" ||
+	    atf_fail "$name: no \"$expect\" in: $(head -n 2 "$name.err" | tr "\n" " ")"
+	# UML's own processes end with it, a moment after.
+	for i in $(seq 50); do
+		[ -z "$(uml_here)" ] && break
+		sleep 0.1
+	done
+	[ -z "$(uml_here)" ] || atf_fail "$name: UML was left running: $(uml_here)"
+	no_ubc_left
+	[ ! -e core ] || atf_fail "$name: a core was left behind"
+	[ -z "$(ls -A "$name.out" 2>/dev/null)" ] ||
+	    atf_fail "$name: a result was written: $(ls "$name.out")"
+	rm -rf "$name.out"
+	no_leftovers
+}
+
+# shut_disk PID: shuts down the disk's connection in the server PID from
+# outside, its socket taken with pidfd_getfd (root's, or ptrace's right).
+shut_disk()
+{
+	python3 - "$1" <<'EOF'
+import ctypes, os, socket, sys
+pid = int(sys.argv[1])
+ends = set()
+for line in open("/proc/net/unix").readlines()[1:]:
+    f = line.split()
+    # Connected (state 03) and named vublk.sock: the accepted connection.
+    if len(f) == 8 and f[5] == "03" and f[7].endswith("/vublk.sock"):
+        ends.add(f[6])
+libc = ctypes.CDLL(None, use_errno=True)
+pidfd = os.pidfd_open(pid)
+for fd in os.listdir("/proc/%d/fd" % pid):
+    link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+    if link.startswith("socket:[") and link[8:-1] in ends:
+        mine = libc.syscall(438, pidfd, int(fd), 0)   # pidfd_getfd
+        if mine < 0:
+            sys.exit("pidfd_getfd: " + os.strerror(ctypes.get_errno()))
+        socket.socket(fileno=mine).shutdown(socket.SHUT_RDWR)
+        sys.exit(0)
+sys.exit("no disk connection in process %d" % pid)
+EOF
+}
+
+atf_test_case vm_virtio_faults cleanup
+vm_virtio_faults_head()
+{
+	atf_set descr "a virtio cell whose UML is killed mid-run, and one whose disk's connection is shut down mid-run: each fails at once naming it, nothing left behind"
+	atf_set timeout 300
+}
+vm_virtio_faults_body()
+{
+	require_uml
+	require_tree
+	require_virtio
+	require_root "takes the disk's server's socket (pidfd_getfd)"
+	use_tmp
+	# UML's side of both sockets goes at once.
+	virtio_fault umlkill 'kill -9 $guest' "UML was killed by signal 9"
+	# The server's side of the disk's socket, shut down while the server
+	# is stopped: the guest then waited for its requests forever, its
+	# clock spinning, until --timeout.
+	virtio_fault shut 'echo $server >stopped; kill -STOP $server;
+	    shut_disk $server || atf_fail "cannot shut the disk down";
+	    kill -CONT $server; rm stopped' \
+	    "the virtio disk failed: the disk's connection ('/tmp/ubcreplay-uml/vublk.sock') ended while the guest ran on"
+}
+vm_virtio_faults_cleanup()
+{
+	[ ! -f stopped ] || kill -CONT "$(cat stopped)" 2>/dev/null
+	return 0
 }
 
 atf_test_case vm_bad_input
@@ -571,6 +705,7 @@ atf_init_test_cases()
 	atf_add_test_case vm
 	atf_add_test_case vm_bad_input
 	atf_add_test_case vm_virtio
+	atf_add_test_case vm_virtio_faults
 	atf_add_test_case compare_kinds
 	atf_add_test_case seeds
 }

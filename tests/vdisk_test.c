@@ -1,12 +1,14 @@
 /*
  * vdisk_test.c - the virtio disk of vm/vdisk.h without a guest: the model
- * file's reader refuses what it does not know, the model's arithmetic, an
- * image that cannot be opened, and a guest played over a socket pair (the
- * vhost-user messages virtio_uml sends, its memory as a memfd, one write
- * request in a ring of 8) whose completion is held until the model's time.
+ * file's reader refuses what it does not know and what no run can use
+ * (naming the file and line), the model's arithmetic, an image that cannot
+ * be opened, and a guest played over a socket pair (the vhost-user
+ * messages virtio_uml sends, its memory as a memfd, one write request in a
+ * ring of 8) whose completion is held until the model's time.
  */
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK_EQ(m.blk_size, 512);
 	ATF_CHECK_EQ(m.num_queues, 1);
 
-	put("unknown", "latency_ns 1\nbandwidth 5\n");
+	put("unknown", "latency_ns 1000\nbandwidth 5\n");
 	ATF_CHECK(vdisk_model_read("unknown", &m, err, sizeof(err)) == -1);
 	ATF_CHECK_STREQ(err, "unknown:2: unknown key 'bandwidth'");
 	put("twice", "depth 1\ndepth 2\n");
@@ -65,6 +67,71 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK(vdisk_model_read("blk", &m, err, sizeof(err)) == -1);
 	ATF_CHECK(vdisk_model_read("absent", &m, err, sizeof(err)) == -1);
 	ATF_CHECK(strncmp(err, "cannot open 'absent': ", 22) == 0);
+}
+
+/* The model file name, of len bytes of text (NULs too), is refused: want. */
+static void
+refused_len(const char *name, const char *text, size_t len, const char *want)
+{
+	struct vdisk_model m;
+	char err[256];
+	FILE *f = fopen(name, "w");
+
+	ATF_REQUIRE(f != NULL && fwrite(text, 1, len, f) == len);
+	fclose(f);
+	err[0] = '\0';
+	ATF_CHECK_MSG(vdisk_model_read(name, &m, err, sizeof(err)) == -1,
+	    "%s: taken", name);
+	ATF_CHECK_STREQ_MSG(err, want, "%s", name);
+}
+#define refused(name, text, want)                                              \
+	refused_len(name, text, sizeof(text) - 1, want)
+
+/*
+ * Values that parse as numbers in range but that no run can use: a guest
+ * that asks the clock at every step, a block virtio_blk refuses, a segment
+ * limit it raises; a file that sets nothing, or is no text.
+ */
+ATF_TC_WITHOUT_HEAD(model_nonsense);
+ATF_TC_BODY(model_nonsense, tc)
+{
+	struct vdisk_model m;
+	char err[256];
+
+	(void)tc;
+	refused("zero", "latency_ns 0\n",
+	    "zero:1: 'latency_ns' wants a whole number from 1000 to "
+	    "1000000000000 (the guest asks our clock every latency_ns)");
+	refused("blk8k", "blk_size 8192\n",
+	    "blk8k:1: 'blk_size' wants a power of two from 512 to 4096 (what "
+	    "the guest's virtio_blk takes)");
+	refused("blk1000", "depth 4\nblk_size 1000\n",
+	    "blk1000:2: 'blk_size' wants a power of two from 512 to 4096 "
+	    "(what the guest's virtio_blk takes)");
+	refused("segsize", "size_max 100\n",
+	    "segsize:1: 'size_max' wants 0 or a whole number from 4096 to "
+	    "4294967295 (a guest raises a smaller one to its page)");
+	refused("plus", "depth +4\n",
+	    "plus:1: 'depth' wants a whole number from 1 to 256");
+	refused("empty", "",
+	    "'empty' sets nothing (no KEY VALUE line): "
+	    "leave the model file out for the defaults");
+	refused("comments", "# latency_ns 5000\n\n",
+	    "'comments' sets nothing (no KEY VALUE line): leave the model file "
+	    "out for the defaults");
+	refused("nul", "depth 4\nlatency_ns 5000\0\n",
+	    "nul:2: a NUL byte: not text");
+	refused("binary", "\xff\xfe 5\n", "binary:1: unknown key (not text)");
+	ATF_REQUIRE(mkdir("dir", 0755) == 0);
+	ATF_CHECK(vdisk_model_read("dir", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "cannot read 'dir': Is a directory");
+	/* The bounds themselves are taken, and size_max 0 (no limit). */
+	put("edges", "latency_ns 1000\nblk_size 4096\nsize_max 4096\n");
+	ATF_CHECK_MSG(
+	    vdisk_model_read("edges", &m, err, sizeof(err)) == 0, "%s", err);
+	put("nolimit", "size_max 0\n");
+	ATF_CHECK_MSG(
+	    vdisk_model_read("nolimit", &m, err, sizeof(err)) == 0, "%s", err);
 }
 
 ATF_TC_WITHOUT_HEAD(model_time);
@@ -277,6 +344,7 @@ ATF_TC_BODY(one_write, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, model_file);
+	ATF_TP_ADD_TC(tp, model_nonsense);
 	ATF_TP_ADD_TC(tp, model_time);
 	ATF_TP_ADD_TC(tp, image_unopenable);
 	ATF_TP_ADD_TC(tp, one_write);

@@ -72,5 +72,7 @@ main(int argc, char **argv)
 	    st.other, st.last_done_ns);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
+	fprintf(stderr, "vublk_serve: the guest was killed by signal %d\n",
+	    WTERMSIG(status));
 	return 2;
 }

@@ -655,6 +655,18 @@ vm_cell_poll(struct vm_cell *cell, char *err, size_t errlen)
 
 			path(cell, uml(c) ? "console.log" : "qemu.log", log,
 			    sizeof(log));
+			/* The virtio disk's server's own word, if any. */
+			vm_tail(log, 1, tail, sizeof(tail));
+			if (c->vdisk != NULL &&
+			    WEXITSTATUS(cell->host->guest.status) ==
+			        VM_UML_VDISK_FAILED &&
+			    strncmp(tail, VM_UML_SERVER_SAYS,
+			        strlen(VM_UML_SERVER_SAYS)) == 0) {
+				snprintf(what, sizeof(what), "%s",
+				    tail + strlen(VM_UML_SERVER_SAYS));
+				return failed(
+				    cell, what, "console.log", err, errlen);
+			}
 			vm_tail(log, 3, tail, sizeof(tail));
 			snprintf(what, sizeof(what), "%s failed (exit %d): %s",
 			    guest_name(c),

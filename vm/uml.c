@@ -21,8 +21,9 @@
  * owns the guest's clock (time-travel=ext) and serves the cell's image as
  * a virtio-blk disk on two sockets in the cell's directory, then starts
  * UML. Both are in one process group, which a kill reaches whole; the
- * sockets go with the directory. The server says what failed on the
- * console log's last line and exits VM_UML_VDISK_FAILED.
+ * sockets go with the directory. The server says what failed (its disk,
+ * or UML's death by a signal) on the console log's last line and exits
+ * VM_UML_VDISK_FAILED.
  */
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -33,7 +34,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,8 +219,13 @@ serve(const void *arg)
 		fprintf(stderr, VM_UML_VDISK_SAYS "%s\n", err);
 		return VM_UML_VDISK_FAILED;
 	}
-	if (WIFSIGNALED(status))
-		raise(WTERMSIG(status));
+	/* Not passed on as our own death: the cell would blame the disk. */
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr,
+		    VM_UML_SERVER_SAYS "UML was killed by signal %d\n",
+		    WTERMSIG(status));
+		return VM_UML_VDISK_FAILED;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : VM_UML_VDISK_FAILED;
 }
 

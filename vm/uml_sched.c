@@ -55,9 +55,14 @@ struct tt_msg {
 #define TOD_START_NS 1700000000000000000LL
 /* How long the guest may take to answer, in real time. */
 #define STALL_MS 60000
+/* How long a guest whose clock's socket closed may take to exit. */
+#define GONE_MS 2000
 
 struct sched {
 	int tfd, vfd;
+	/* The disk's connection ended (vfd closed); the sockets' paths. */
+	int disk_gone;
+	const char *vpath, *tpath;
 	struct vublk *d;
 	int64_t now_ns;
 	int64_t want_ns;    /* the guest's next event; -1: none asked */
@@ -92,13 +97,28 @@ listen_at(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
+/*
+ * The guest runs on, or waits, though its disk's connection ended (its
+ * side closed it, or ours was shut down): it would wait for its requests
+ * forever, its clock running, so the disk fails.
+ */
+static int
+disk_ended(struct sched *s)
+{
+	snprintf(s->err, s->errlen,
+	    "the disk's connection ('%s') ended while the guest ran on",
+	    s->vpath);
+	return -1;
+}
+
 static int
 tt_send(struct sched *s, uint32_t op, uint32_t seq, uint64_t t)
 {
 	struct tt_msg m = {op, seq, t};
 
 	if (send(s->tfd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
-		snprintf(s->err, s->errlen, "time-travel: cannot send: %s",
+		snprintf(s->err, s->errlen,
+		    "time-travel: cannot send on '%s': %s", s->tpath,
 		    strerror(errno));
 		return -1;
 	}
@@ -116,13 +136,9 @@ drain(struct sched *s)
 	while ((rc = vublk_message(
 	            s->d, s->vfd, s->now_ns, s->err, s->errlen)) == 1)
 		;
-	if (rc == -1 && strcmp(s->err, "closed") == 0) {
-		/* The guest let its disk go (at its end): no more kicks. */
-		close(s->vfd);
-		s->vfd = -1;
-		s->err[0] = '\0';
-		return 0;
-	}
+	/* The guest waits for us: it lives, and its disk is gone. */
+	if (rc == -1 && strcmp(s->err, "closed") == 0)
+		return disk_ended(s);
 	return rc;
 }
 
@@ -170,8 +186,13 @@ next(struct sched *s)
 					return -1;
 				}
 				if (p[1].revents & (POLLIN | POLLHUP)) {
-					if (tt_message(s) == -1)
+					if ((rc = tt_message(s)) == -1)
 						return -1;
+					if (rc == 1) {
+						snprintf(s->err, s->errlen,
+						    "time-travel: the guest closed its clock before it answered a VRING_CALL");
+						return -1;
+					}
 					continue;
 				}
 				if (p[0].revents & (POLLIN | POLLHUP))
@@ -218,13 +239,26 @@ tt_message(struct sched *s)
 	do
 		n = recv(s->tfd, &m, sizeof(m), MSG_WAITALL);
 	while (n == -1 && errno == EINTR);
-	if (n == 0)
+	/* A guest that dies with our answer unread resets the link. */
+	if (n == 0 || (n == -1 && errno == ECONNRESET))
 		return 1;
+	if (n == -1) {
+		snprintf(s->err, s->errlen, "time-travel: cannot read '%s': %s",
+		    s->tpath, strerror(errno));
+		return -1;
+	}
 	if (n != (ssize_t)sizeof(m)) {
 		snprintf(s->err, s->errlen,
 		    "time-travel: a short message (%zd bytes)", n);
 		return -1;
 	}
+	/*
+	 * A guest that ends closes its disk and its clock at once, and may
+	 * leave answers to our last RUN unread behind; any other word means
+	 * it runs on without its disk.
+	 */
+	if (s->disk_gone && m.op != TT_ACK)
+		return disk_ended(s);
 	switch (m.op) {
 	case TT_ACK:
 		/* The guest's answer to our RUN. */
@@ -299,6 +333,26 @@ accept_one(int lfd, struct sched *s, pid_t pid, int *status, const char *what)
 	return fd;
 }
 
+/*
+ * Whether the guest, whose clock's socket has closed, exits within
+ * GONE_MS: its wait status in *status. A guest whose socket is open lives.
+ */
+static int
+guest_gone(int tfd, pid_t pid, int *status)
+{
+	struct pollfd p = {tfd, 0, 0};
+	int waited;
+
+	if (tfd == -1 || poll(&p, 1, 0) != 1 || !(p.revents & POLLHUP))
+		return 0;
+	for (waited = 0; waited < GONE_MS; waited += 10) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return 1;
+		poll(NULL, 0, 10);
+	}
+	return 0;
+}
+
 int
 vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
     struct vublk_stats *st, char *err, size_t errlen)
@@ -311,6 +365,8 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 
 	err[0] = '\0';
 	s.latency_ns = c->model.latency_ns;
+	s.vpath = vpath;
+	s.tpath = tpath;
 	if ((s.d = vublk_open(c->image, &c->model, err, errlen)) == NULL)
 		return -1;
 	snprintf(vpath, sizeof(vpath), "%s/vublk.sock", c->dir);
@@ -351,10 +407,9 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	 */
 	alive = 1;
 	while (alive) {
-		struct pollfd p[2] = {
-		    {s.tfd, POLLIN, 0},
-		    {s.vfd != -1 ? s.vfd : vl, POLLIN, 0},
-		};
+		/* One connection to the disk: none after it ended. */
+		int dfd = s.vfd != -1 ? s.vfd : s.disk_gone ? -1 : vl;
+		struct pollfd p[2] = {{s.tfd, POLLIN, 0}, {dfd, POLLIN, 0}};
 		int n = poll(p, 2, STALL_MS);
 
 		if (n == -1 && errno == EINTR)
@@ -382,9 +437,11 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 				int r = vublk_message(
 				    s.d, s.vfd, s.now_ns, err, errlen);
 
+				/* At the guest's end, or before it runs on. */
 				if (r == -1 && strcmp(err, "closed") == 0) {
 					close(s.vfd);
 					s.vfd = -1;
+					s.disk_gone = 1;
 					err[0] = '\0';
 				} else if (r == -1)
 					goto out;
@@ -405,6 +462,15 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	pid = -1;
 	rc = 0;
 out:
+	/*
+	 * A link that broke because the guest died (killed, or panicked) is
+	 * told by how the guest ended, not by the broken link.
+	 */
+	if (pid > 0 && rc == -1 && guest_gone(s.tfd, pid, status)) {
+		pid = -1;
+		rc = 0;
+		err[0] = '\0';
+	}
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, status, 0) == -1 && errno == EINTR)

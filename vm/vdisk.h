@@ -69,8 +69,10 @@ void vdisk_model_default(struct vdisk_model *m);
 /*
  * Reads a model file: "KEY VALUE" a line, # starts a comment; every key
  * is one of struct vdisk_model's fields, named as there. An unknown key, a
- * value that is not a number in range, or a key twice is an error naming
- * the file and line. 0, or -1 with the message in err.
+ * value that is not a number in range (nor what a guest would take as it
+ * is: a power of two for blk_size), a key twice, or a line that is not
+ * text is an error naming the file and line; so is a file that sets no
+ * key at all. 0, or -1 with the message in err.
  */
 int vdisk_model_read(
     const char *path, struct vdisk_model *m, char *err, size_t errlen);

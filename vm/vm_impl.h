@@ -114,8 +114,13 @@ struct vm_uml_conf {
 	const struct vdisk_model *vdisk;
 };
 
-/* What the virtio disk's server says on the console log when it fails. */
-#define VM_UML_VDISK_SAYS   "ubcreplay: the virtio disk failed: "
+/*
+ * What the virtio disk's server says on the console log's last line when
+ * the cell fails by it (its disk failed, or UML was killed), then exits
+ * VM_UML_VDISK_FAILED; the cell fails with what follows the prefix.
+ */
+#define VM_UML_SERVER_SAYS  "ubcreplay: "
+#define VM_UML_VDISK_SAYS   VM_UML_SERVER_SAYS "the virtio disk failed: "
 #define VM_UML_VDISK_FAILED 125
 
 /*

@@ -476,8 +476,9 @@ vublk_complete(struct vublk *d, int64_t now_ns, char *err, size_t errlen)
 	msg[3] = 0;
 	msg[4] = 0;
 	if (msgio_write(d->slave, msg, sizeof(msg)) == -1) {
-		snprintf(
-		    err, errlen, "cannot send VRING_CALL: %s", strerror(errno));
+		snprintf(err, errlen,
+		    "cannot send VRING_CALL on the slave channel: %s",
+		    strerror(errno));
 		return -1;
 	}
 	return 1;
