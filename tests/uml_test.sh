@@ -78,7 +78,7 @@ same_counts()
 	    atf_fail "$1 differ: $(diff "$2" "$3" | head -n 8 | tr '\n' ' ')"
 }
 
-atf_test_case deterministic
+atf_test_case deterministic cleanup
 deterministic_head()
 {
 	atf_set descr "the same UML cell twice, then beside two CPU hogs: identical counts"
@@ -123,7 +123,7 @@ require_virtio()
 	    atf_fail "missing build/tests/vublk_serve (make build/tests/vublk_serve)"
 }
 
-atf_test_case virtio_deterministic
+atf_test_case virtio_deterministic cleanup
 virtio_deterministic_head()
 {
 	atf_set descr "the same UML cell on the virtio disk (vublk, time-travel=ext) twice, then beside two CPU hogs: identical counts"
@@ -348,7 +348,7 @@ require_tree()
 	    atf_skip "'$linux' is not in a UML build directory (contrib/vm-kbuild.sh -a um makes one)"
 }
 
-atf_test_case vm
+atf_test_case vm cleanup
 vm_head()
 {
 	atf_set descr "vm -k UMLTREE twice (once in a TMPDIR without O_DIRECT), beside two CPU hogs, and -j 2 as tree and program: identical counts, exact probe = diskstats, the machine recorded"
