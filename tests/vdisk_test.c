@@ -44,6 +44,12 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK_EQ(m.size_max, 65536);
 	ATF_CHECK_EQ(m.blk_size, 512);
 	ATF_CHECK_EQ(m.num_queues, 1);
+	/* What the file leaves out is the default: a 4 ms interrupt. */
+	ATF_CHECK_EQ(m.irq_ns, 4000000);
+	put("noirq", "irq_ns 0\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("noirq", &m, err, sizeof(err)) == 0, "%s", err);
+	ATF_CHECK_EQ(m.irq_ns, 0);
 
 	put("unknown", "latency_ns 1\nbandwidth 5\n");
 	ATF_CHECK(vdisk_model_read("unknown", &m, err, sizeof(err)) == -1);
@@ -78,6 +84,7 @@ ATF_TC_BODY(model_time, tc)
 	m.latency_ns = 1000;
 	m.ns_per_kib = 100;
 	m.flush_ns = 7;
+	m.irq_ns = 0;
 	/* 4 KiB at 0: transfer to 400, done at 1400. */
 	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 0, 4096, 0), 1400);
 	/* The next waits for the transfer server: 400..1200, done 2200. */
@@ -86,6 +93,34 @@ ATF_TC_BODY(model_time, tc)
 	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 300, 0, 1), 2207);
 	/* An idle server starts at once. */
 	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 5000, 1024, 0), 6100);
+}
+
+/*
+ * irq_ns: a completion is signalled at the next multiple of irq_ns of
+ * simulated time, as a coalescing interrupt would, so that completions
+ * due within one period reach the guest together; the model's own times
+ * (the transfer server) do not move.
+ */
+ATF_TC_WITHOUT_HEAD(model_irq);
+ATF_TC_BODY(model_irq, tc)
+{
+	struct vdisk_model m;
+	struct vdisk_model_state st = {0};
+
+	(void)tc;
+	vdisk_model_default(&m);
+	m.latency_ns = 1000;
+	m.ns_per_kib = 100;
+	m.irq_ns = 5000;
+	/* Due at 1400 and 2200: both signalled at 5000. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 0, 4096, 0), 5000);
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 100, 8192, 0), 5000);
+	/* The server was free at 1200, not 5000: due 3100, at 5000. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 2000, 1024, 0), 5000);
+	/* Due on a multiple: at once. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 8600, 4096, 0), 10000);
+	/* A flush too. */
+	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 10001, 0, 1), 15000);
 }
 
 ATF_TC_WITHOUT_HEAD(image_unopenable);
@@ -172,6 +207,7 @@ ATF_TC_BODY(one_write, tc)
 	fclose(img);
 	vdisk_model_default(&m);
 	m.latency_ns = 1000;
+	m.irq_ns = 0;
 	m.ns_per_kib = 100;
 	d = vublk_open("disk.img", &m, err, sizeof(err));
 	ATF_REQUIRE_MSG(d != NULL, "%s", err);
@@ -278,6 +314,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, model_file);
 	ATF_TP_ADD_TC(tp, model_time);
+	ATF_TP_ADD_TC(tp, model_irq);
 	ATF_TP_ADD_TC(tp, image_unopenable);
 	ATF_TP_ADD_TC(tp, one_write);
 	return atf_no_error();
