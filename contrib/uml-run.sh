@@ -142,13 +142,21 @@ E2FSPROGS_FAKE_TIME=1700000000 mkfs.ext4 -q -F -U "$fs_uuid" \
 # work directory's mnt/ (the disk) and out/ (hostfs, read-write).
 mkdir -p "$work/mnt" || die "cannot make '$work/mnt'"
 dev=/dev/ubda
-[ -z "$serve" ] || dev=/dev/vda
+sched=
+if [ -n "$serve" ]; then
+	dev=/dev/vda
+	# As vm's virtio cells (vm/vm_impl.h, VM_UML_SCHED_FEATURES): no
+	# wakeup preemption on a CPU that costs no simulated time.
+	sched="mount -t debugfs debugfs /sys/kernel/debug
+echo NO_WAKEUP_PREEMPTION >/sys/kernel/debug/sched/features"
+fi
 cat >"$work/init" <<EOF || die "cannot write '$work/init'"
 #!/bin/sh
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tracefs tracefs /sys/kernel/tracing
+$sched
 mount -t hostfs -o '$work/out' none '$work/out'
 mount -t ext4 -o no_prefetch_block_bitmaps $dev '$work/mnt'
 : >'$work/out/started'

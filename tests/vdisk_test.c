@@ -46,6 +46,12 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK_EQ(m.size_max, 65536);
 	ATF_CHECK_EQ(m.blk_size, 512);
 	ATF_CHECK_EQ(m.num_queues, 1);
+	/* What the file leaves out is the default: a 4 ms interrupt. */
+	ATF_CHECK_EQ(m.irq_ns, 4000000);
+	put("noirq", "irq_ns 0\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("noirq", &m, err, sizeof(err)) == 0, "%s", err);
+	ATF_CHECK_EQ(m.irq_ns, 0);
 
 	put("unknown", "latency_ns 1000\nbandwidth 5\n");
 	ATF_CHECK(vdisk_model_read("unknown", &m, err, sizeof(err)) == -1);
@@ -134,25 +140,61 @@ ATF_TC_BODY(model_nonsense, tc)
 	    vdisk_model_read("nolimit", &m, err, sizeof(err)) == 0, "%s", err);
 }
 
+/*
+ * Requests the model takes in turn, from an idle start, and when each
+ * completes.
+ */
+struct step {
+	int64_t now;
+	uint64_t bytes;
+	int flush;
+	int64_t done;
+};
+
+static void
+steps(const struct vdisk_model *m, const struct step *s, size_t n)
+{
+	struct vdisk_model_state st = {0};
+
+	for (size_t i = 0; i < n; i++)
+		ATF_CHECK_EQ_MSG(vdisk_model_done_ns(
+		                     m, &st, s[i].now, s[i].bytes, s[i].flush),
+		    s[i].done, "step %zu", i);
+}
+
 ATF_TC_WITHOUT_HEAD(model_time);
 ATF_TC_BODY(model_time, tc)
 {
 	struct vdisk_model m;
-	struct vdisk_model_state st = {0};
+	/*
+	 * 4 KiB at 0: transfer to 400, done at 1400. The next waits for
+	 * the transfer server: 400..1200, done 2200. A flush waits for
+	 * every transfer before it. An idle server starts at once.
+	 */
+	const struct step plain[] = {{0, 4096, 0, 1400}, {100, 8192, 0, 2200},
+	    {300, 0, 1, 2207}, {5000, 1024, 0, 6100}};
+	/*
+	 * irq_ns: a completion is signalled at the next multiple of irq_ns,
+	 * as a coalescing interrupt would, so that completions due within
+	 * one period reach the guest together; the transfer server's own
+	 * times do not move. Due at 1400 and 2200: both at 5000; the
+	 * server was free at 1200, not 5000: due 3100, at 5000; due on a
+	 * multiple (10000): then; a flush (due 11001) too.
+	 */
+	const struct step coalesced[] = {{0, 4096, 0, 5000},
+	    {100, 8192, 0, 5000}, {2000, 1024, 0, 5000}, {8600, 4096, 0, 10000},
+	    {10001, 0, 1, 15000}};
 
 	(void)tc;
 	vdisk_model_default(&m);
 	m.latency_ns = 1000;
 	m.ns_per_kib = 100;
 	m.flush_ns = 7;
-	/* 4 KiB at 0: transfer to 400, done at 1400. */
-	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 0, 4096, 0), 1400);
-	/* The next waits for the transfer server: 400..1200, done 2200. */
-	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 100, 8192, 0), 2200);
-	/* A flush waits for every transfer before it. */
-	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 300, 0, 1), 2207);
-	/* An idle server starts at once. */
-	ATF_CHECK_EQ(vdisk_model_done_ns(&m, &st, 5000, 1024, 0), 6100);
+	m.irq_ns = 0;
+	steps(&m, plain, sizeof(plain) / sizeof(plain[0]));
+	m.flush_ns = 0;
+	m.irq_ns = 5000;
+	steps(&m, coalesced, sizeof(coalesced) / sizeof(coalesced[0]));
 }
 
 ATF_TC_WITHOUT_HEAD(image_unopenable);
@@ -239,6 +281,7 @@ ATF_TC_BODY(one_write, tc)
 	fclose(img);
 	vdisk_model_default(&m);
 	m.latency_ns = 1000;
+	m.irq_ns = 0;
 	m.ns_per_kib = 100;
 	d = vublk_open("disk.img", &m, err, sizeof(err));
 	ATF_REQUIRE_MSG(d != NULL, "%s", err);

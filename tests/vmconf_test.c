@@ -167,7 +167,8 @@ ATF_TC_BODY(reader_names_the_line, tc)
 
 /*
  * The transport: 9p and /dev/vda when the host says nothing (QEMU's), or
- * UML's hostfs with the out directory's host path and its ubd disk; a
+ * UML's hostfs with the out directory's host path and its ubd disk (and
+ * the scheduler features, none unless said); a
  * hostfs without an out directory, or a transport the guest does not
  * know, is refused.
  */
@@ -186,13 +187,16 @@ ATF_TC_BODY(transport, tc)
 	ATF_REQUIRE_EQ(vmconf_parse(s, strlen(s), &back, err, sizeof(err)), 0);
 	ATF_REQUIRE_STREQ(back.transport, "9p");
 	ATF_REQUIRE_STREQ(back.disk, "/dev/vda");
+	ATF_REQUIRE_STREQ(back.schedfeat, "");
 	vmconf_free(&back);
 	free(s);
 	c.transport = "hostfs";
 	c.outdir = "/tmp/ubcreplay-uml/out";
 	c.disk = "/dev/ubda";
+	c.schedfeat = "NO_WAKEUP_PREEMPTION";
 	ATF_REQUIRE((u = vmconf_format(&c, err, sizeof(err))) != NULL);
 	ATF_REQUIRE_EQ(vmconf_parse(u, strlen(u), &back, err, sizeof(err)), 0);
+	ATF_REQUIRE_STREQ(back.schedfeat, "NO_WAKEUP_PREEMPTION");
 	ATF_REQUIRE_STREQ(back.transport, "hostfs");
 	ATF_REQUIRE_STREQ(back.outdir, "/tmp/ubcreplay-uml/out");
 	ATF_REQUIRE_STREQ(back.disk, "/dev/ubda");

@@ -170,6 +170,7 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 		vc.transport = "hostfs";
 		vc.outdir = VM_UML_DIR "/out";
 		vc.disk = c->vdisk != NULL ? "/dev/vda" : "/dev/ubda";
+		vc.schedfeat = c->vdisk != NULL ? VM_UML_SCHED_FEATURES : NULL;
 	}
 	vc.exe = c->exe;
 	vc.setup = c->nfs_server != NULL ? VM_GUEST_SETUP : NULL;
@@ -784,7 +785,11 @@ machine(const struct vm_cell *cell, json_t *vm)
 		if (sscanf(line, "scheduler %63s", word) == 1)
 			rc |= json_object_set_new(
 			    vm, "scheduler", json_string(word));
-		else if (sscanf(line, "%63s %lld", key, &v) == 2)
+		else if (strncmp(line, "sched_features ", 15) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			rc |= json_object_set_new(
+			    vm, "sched_features", json_string(line + 15));
+		} else if (sscanf(line, "%63s %lld", key, &v) == 2)
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]);
 			     i++)
 				if (strcmp(key, keys[i]) == 0)

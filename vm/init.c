@@ -350,6 +350,51 @@ runsetup(const char *script)
 }
 
 /*
+ * The scheduler features vm.conf names (vmconf.h), each word written to
+ * debugfs's sched/features and read back: a kernel without them
+ * (CONFIG_SCHED_DEBUG, CONFIG_DEBUG_FS) stops here, naming the word,
+ * rather than run the job on another machine than the result says.
+ */
+static void
+schedfeatures(const char *words)
+{
+	const char *feat = "/sys/kernel/debug/sched/features", *at, *p;
+	char w[64], have[4096];
+	size_t n, len;
+	ssize_t got;
+	int fd;
+
+	if (words == NULL || words[0] == '\0')
+		return;
+	domount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	for (at = words; *(at += strspn(at, " ")) != '\0'; at += n) {
+		n = strcspn(at, " ");
+		snprintf(w, sizeof(w), "%.*s", (int)n, at);
+		len = strlen(w);
+		if ((fd = open(feat, O_WRONLY | O_CLOEXEC)) == -1 ||
+		    write(fd, w, len) != (ssize_t)len)
+			die("cannot set the scheduler feature %s in %s: %s "
+			    "(CONFIG_SCHED_DEBUG, CONFIG_DEBUG_FS)",
+			    w, feat, strerror(errno));
+		close(fd);
+		if ((fd = open(feat, O_RDONLY | O_CLOEXEC)) == -1 ||
+		    (got = read(fd, have, sizeof(have) - 1)) < 0)
+			die("cannot read %s: %s", feat, strerror(errno));
+		close(fd);
+		have[got] = '\0';
+		/* The word itself among the features, not inside another. */
+		for (p = have; (p = strstr(p, w)) != NULL; p += len)
+			if ((p == have || p[-1] == ' ') &&
+			    (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+				break;
+		if (p == NULL)
+			die("the scheduler feature %s did not take: %s", w,
+			    have);
+	}
+	machine_note("sched_features", words);
+}
+
+/*
  * /vm.conf is beside init: the initramfs's /init under QEMU, the host's
  * file named by init= under UML, whose root is the host's (hostfs).
  */
@@ -423,6 +468,7 @@ main(int argc, char **argv)
 		runsetup(c.setup);
 	}
 
+	schedfeatures(c.schedfeat);
 	machine_num("hw_queues", hw_queues(disk));
 	scheduler(disk);
 	machine_num("calibration_ns", calibrate());

@@ -171,13 +171,13 @@ vm_uml_vdisk_json(const struct vm_cell_conf *c)
 {
 	const struct vdisk_model *m = c->vdisk;
 
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "kind", "virtio", "latency_ns", (json_int_t)m->latency_ns,
 	    "ns_per_kib", (json_int_t)m->ns_per_kib, "flush_ns",
-	    (json_int_t)m->flush_ns, "depth", (json_int_t)m->depth, "seg_max",
-	    (json_int_t)m->seg_max, "size_max", (json_int_t)m->size_max,
-	    "blk_size", (json_int_t)m->blk_size, "num_queues",
-	    (json_int_t)m->num_queues);
+	    (json_int_t)m->flush_ns, "irq_ns", (json_int_t)m->irq_ns, "depth",
+	    (json_int_t)m->depth, "seg_max", (json_int_t)m->seg_max, "size_max",
+	    (json_int_t)m->size_max, "blk_size", (json_int_t)m->blk_size,
+	    "num_queues", (json_int_t)m->num_queues);
 }
 
 struct serve {

@@ -44,6 +44,8 @@
  * guest put them); a flush waits for every transfer before it and costs
  * latency_ns + flush_ns. Nothing completes sooner than latency_ns after
  * it is taken: the guest may run that long without asking the clock.
+ * A completion reaches the guest at the next multiple of irq_ns (0: at
+ * its own time), with every other due by then: a coalescing interrupt.
  * What the guest is told: the segments a request may have (seg_max), the
  * bytes one segment may hold (size_max, 0: no limit), the logical block
  * size (blk_size), one queue.
@@ -52,6 +54,7 @@ struct vdisk_model {
 	int64_t latency_ns;
 	int64_t ns_per_kib;
 	int64_t flush_ns;
+	int64_t irq_ns;
 	uint32_t depth;
 	uint32_t seg_max;
 	uint32_t size_max;

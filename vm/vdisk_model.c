@@ -7,7 +7,9 @@
  * transfers do not overlap each other). A flush completes latency_ns +
  * flush_ns after every transfer before it. So no request completes sooner
  * than latency_ns after it is taken, which lets the guest run that long
- * on its own (uml_sched.c). Integer arithmetic only: the same inputs give
+ * on its own (uml_sched.c). A completion is then signalled at the next
+ * multiple of irq_ns, together with every other due by then (0: each at
+ * its own time). Integer arithmetic only: the same inputs give
  * the same nanosecond, on every host.
  */
 #include <ctype.h>
@@ -27,6 +29,11 @@ vdisk_model_default(struct vdisk_model *m)
 	m->latency_ns = 100000;
 	m->ns_per_kib = 2000;
 	m->flush_ns = 0;
+	/*
+	 * Completions in batches, as a TCG guest's are (docs/vm-machine.md,
+	 * "Where the merging goes").
+	 */
+	m->irq_ns = 4000000;
 	m->depth = 64;
 	/* What QEMU tells a guest for a ring of 256 (seg_max: size - 2). */
 	m->seg_max = 254;
@@ -71,6 +78,8 @@ static const struct key keys[] = {
         " (the guest asks our clock every latency_ns)"),
     K64(ns_per_kib, 0, 1000000000ULL, NULL),
     K64(flush_ns, 0, 1000000000000ULL, NULL),
+    /* Completions are signalled together at each multiple of it. */
+    K64(irq_ns, 0, 1000000000ULL, NULL),
     /* The ring holds 256 descriptors (virtio_uml's queue size). */
     K32(depth, 0, 1, 256, NULL),
     /* virtio_blk uses at most 2 + seg_max descriptors
@@ -235,11 +244,17 @@ vdisk_model_done_ns(const struct vdisk_model *m, struct vdisk_model_state *st,
     int64_t now_ns, uint64_t bytes, int flush)
 {
 	int64_t start = now_ns > st->busy_until_ns ? now_ns : st->busy_until_ns;
+	int64_t done;
 
 	if (flush)
-		return start + m->latency_ns + m->flush_ns;
-	/* bytes < 2^32 and ns_per_kib <= 1e9: no overflow. */
-	st->busy_until_ns =
-	    start + (int64_t)(bytes * (uint64_t)m->ns_per_kib / 1024);
-	return st->busy_until_ns + m->latency_ns;
+		done = start + m->latency_ns + m->flush_ns;
+	else {
+		/* bytes < 2^32 and ns_per_kib <= 1e9: no overflow. */
+		st->busy_until_ns =
+		    start + (int64_t)(bytes * (uint64_t)m->ns_per_kib / 1024);
+		done = st->busy_until_ns + m->latency_ns;
+	}
+	if (m->irq_ns > 0 && done % m->irq_ns != 0)
+		done += m->irq_ns - done % m->irq_ns;
+	return done;
 }

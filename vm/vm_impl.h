@@ -115,6 +115,16 @@ struct vm_uml_conf {
 };
 
 /*
+ * The scheduler features a virtio cell's guest sets (vm/init.c). Its CPU
+ * costs no simulated time, so a task woken on its one CPU otherwise
+ * preempts the waker at once: the flusher, woken by ext4's
+ * unwritten-extent conversion as each completion frees journal credits,
+ * wrote one inode's pages a wake, in requests of their own
+ * (docs/vm-machine.md, "Where the merging goes").
+ */
+#define VM_UML_SCHED_FEATURES "NO_WAKEUP_PREEMPTION"
+
+/*
  * What the virtio disk's server says on the console log's last line when
  * the cell fails by it (its disk failed, or UML was killed), then exits
  * VM_UML_VDISK_FAILED; the cell fails with what follows the prefix.

@@ -48,6 +48,8 @@ static const struct key {
     {"outdir", "the out directory's path", NULL,
         offsetof(struct vmconf, outdir)},
     {"disk", "the disk's path", "/dev/vda", offsetof(struct vmconf, disk)},
+    {"schedfeat", "the scheduler features", "",
+        offsetof(struct vmconf, schedfeat)},
 };
 #define NKEY (sizeof(keys) / sizeof(keys[0]))
 

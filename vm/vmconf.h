@@ -54,6 +54,12 @@ struct vmconf {
 	 * directory's). disk: the cell's disk, NULL or "" for /dev/vda.
 	 */
 	const char *transport, *outdir, *disk;
+	/*
+	 * The scheduler features the guest sets before the job (words for
+	 * /sys/kernel/debug/sched/features, space-separated; NULL or "" for
+	 * none): UML's virtio cells say NO_WAKEUP_PREEMPTION (vm/uml.c).
+	 */
+	const char *schedfeat;
 	size_t nmod;
 	const char *const *mod; /* paths inside the initramfs */
 	size_t narg;
