@@ -51,7 +51,7 @@ README; here less, on purpose):
   - the sources of the main job in the ubcreplay binary (cmd/ job/
     replay/ traces/ model/ analysis/; vm/, runner/ and cmd/vm*.c are
     linked in too, but only `ubcreplay vm` calls them, never a job on an
-    image) and
+    image, and cmd/usage.c is the usage text) and
     GNUmakefile, as the working tree holds them (a change not committed
     is a new identity), and build/.flags (a sanitized build is another);
   - this script: the mutations, the base image, the archive, the judge;
@@ -292,8 +292,9 @@ def reason(err):
 # What decides an image's outcome (the header says why these).
 SOURCES = ("cmd", "job", "replay", "traces", "model", "analysis",
            "GNUmakefile", "fuzz/ffs_images.py")
-# In cmd/ but reached only from `ubcreplay vm`, like vm/ and runner/.
-NOT_SOURCES = ("cmd/vm.c", "cmd/vm_*.c", "cmd/vm_*.h")
+# In cmd/ but reached only from `ubcreplay vm`, like vm/ and runner/,
+# and the usage text, printed only on a usage error (never by a job here).
+NOT_SOURCES = ("cmd/vm.c", "cmd/vm_*.c", "cmd/vm_*.h", "cmd/usage.c")
 RUMP_DEFAULT = "/var/cache/ubcreplay/rump/bundle/rump"
 
 
