@@ -25,7 +25,6 @@ report prints the wrong FAILs with their Wilson 95% interval against the
 promise, 2.5%.
 """
 import argparse
-import glob
 import hashlib
 import math
 import os
@@ -38,16 +37,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gate_pools import cell_arguments, load1  # noqa: E402
+
 PROMISE = 0.025
 FIRST_HALF = 90.0
 
 
 def sha(path):
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def identity(top, a):
@@ -77,11 +76,6 @@ def wilson(k, n, z=1.959964):
     c = (p + z * z / (2 * n)) / d
     w = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return max(0.0, c - w), min(1.0, c + w)
-
-
-def load1():
-    with open("/proc/loadavg", encoding="ascii") as f:
-        return float(f.read().split()[0])
 
 
 def rows(ledger):
@@ -157,13 +151,8 @@ def trial(a, work, half):
 
 def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    kernels = sorted(glob.glob(os.path.join(
-        top, "build/kernels/linux-image-6.1.0*/boot/vmlinuz-*")))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ubc", default=os.path.join(top, "ubcreplay"))
-    ap.add_argument("-k", "--kernel", default=kernels[0] if kernels else None)
-    ap.add_argument("--archive",
-                    default=os.path.join(top, "build/fixtures/small.tar.gz"))
+    cell_arguments(ap, top)
     ap.add_argument("--gate", default="write.mean_bytes:-5%")
     ap.add_argument("--boot-runs", type=int, default=3)
     ap.add_argument("--trials", type=int, default=0)

@@ -93,15 +93,21 @@ def stop_load(procs):
         p.wait()
 
 
-def main():
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def cell_arguments(ap, top):
+    """The cell's options, as the bench's vm scripts take them: --ubc, -k
+    (the fetched 6.1 kernel by default) and --archive (the small one)."""
     kernels = sorted(glob.glob(os.path.join(
         top, "build/kernels/linux-image-6.1.0*/boot/vmlinuz-*")))
-    ap = argparse.ArgumentParser()
     ap.add_argument("--ubc", default=os.path.join(top, "ubcreplay"))
     ap.add_argument("-k", "--kernel", default=kernels[0] if kernels else None)
     ap.add_argument("--archive",
                     default=os.path.join(top, "build/fixtures/small.tar.gz"))
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser()
+    cell_arguments(ap, top)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--boots", type=int, default=3)
     ap.add_argument("--pools", default=os.environ.get(
