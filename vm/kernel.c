@@ -111,8 +111,8 @@ vm_kernel_parse(const unsigned char *head, size_t len, uint64_t filesize,
 }
 
 int
-vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
-    char *err, size_t errlen)
+vm_kernel_file_open(struct vm_kernel *k, const char *path,
+    const char *modules_dir, char *err, size_t errlen)
 {
 	unsigned char head[VM_KERNEL_HEAD];
 	char dir[PATH_MAX], msg[256];
@@ -120,8 +120,6 @@ vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
 	ssize_t n;
 	int fd;
 
-	if (isdir(path))
-		return vm_ktree_open(k, path, err, errlen);
 	memset(k, 0, sizeof(*k));
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||

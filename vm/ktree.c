@@ -377,7 +377,7 @@ vm_ktree_open(struct vm_kernel *k, const char *dir, char *err, size_t errlen)
 		return -1;
 	snprintf(image, sizeof(image), "%s/arch/x86/boot/bzImage", abs);
 	if (!uml &&
-	    vm_kernel_open(k, image, none ? NULL : abs, err, errlen) == -1)
+	    vm_kernel_file_open(k, image, none ? NULL : abs, err, errlen) == -1)
 		return -1;
 	if (!uml && strcmp(k->release, rel) != 0) {
 		snprintf(err, errlen,
@@ -408,4 +408,16 @@ const char *
 vm_kernel_name(const struct vm_kernel *k)
 {
 	return k->name[0] != '\0' ? k->name : k->release;
+}
+
+/* A directory is a kernel tree; anything else, the kernel's file. */
+int
+vm_kernel_open(struct vm_kernel *k, const char *path, const char *modules_dir,
+    char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return vm_ktree_open(k, path, err, errlen);
+	return vm_kernel_file_open(k, path, modules_dir, err, errlen);
 }

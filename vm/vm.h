@@ -97,12 +97,20 @@ struct vm_kernel {
 };
 
 /*
- * Recognises path as an x86 bzImage ("HdrS" in its setup header), or as a
- * UML kernel (vm_uml_open), and reads its version string. The modules are
- * modules_dir when given, else the unpacked package's lib/modules/RELEASE
- * beside boot/, else none (a kernel with everything built in).
+ * ktree.c: path as the kernel, a built tree when it is a directory
+ * (vm_ktree_open), else a file (vm_kernel_file_open).
  */
 int vm_kernel_open(struct vm_kernel *k, const char *path,
+    const char *modules_dir, char *err, size_t errlen);
+
+/*
+ * kernel.c: recognises path as an x86 bzImage ("HdrS" in its setup
+ * header), or as a UML kernel (vm_uml_open), and reads its version string.
+ * The modules are modules_dir when given, else the unpacked package's
+ * lib/modules/RELEASE beside boot/, else none (a kernel with everything
+ * built in).
+ */
+int vm_kernel_file_open(struct vm_kernel *k, const char *path,
     const char *modules_dir, char *err, size_t errlen);
 
 /*
@@ -110,7 +118,7 @@ int vm_kernel_open(struct vm_kernel *k, const char *path,
  * the kernel: its arch/x86/boot/bzImage, the release in
  * include/config/kernel.release, the modules modules.order names (a
  * modules.dep is made beside it when it has none or an older one), and the
- * source tree's git commit. vm_kernel_open takes this path for a directory.
+ * source tree's git commit.
  */
 int vm_ktree_open(
     struct vm_kernel *k, const char *dir, char *err, size_t errlen);
