@@ -18,6 +18,12 @@ kyua test --results-file="$db" --kyuafile=Kyuafile
 kyua report --results-file="$db" \
     --results-filter=skipped,failed,broken >"$top/build/tests/report.txt"
 cat "$top/build/tests/report.txt"
+# What each failed or broken case printed (its section of the verbose
+# report, without the run's environment), for a log that is all there is.
+kyua report --results-file="$db" --verbose \
+    --results-filter=failed,broken 2>/dev/null |
+    awk '/^===> / { show = $2 != "Execution" && $2 != "Failed" &&
+	$2 != "Broken" && $2 != "Summary" } show' | head -n 400
 line=$(sed -n 's/^Test cases: //p' "$top/build/tests/report.txt")
 # "N total, N skipped, N expected failures, N broken, N failed"
 set -- $(echo "$line" | tr -d ',' | awk '{print $1, $3, $5, $8, $10}')
