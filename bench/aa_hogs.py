@@ -139,8 +139,13 @@ def trial(a, work, half):
             h.kill()
             h.wait()
         if p.poll() is None:
-            p.kill()
-            p.wait()
+            # Stopped: vm ends its guests and removes its files on SIGTERM.
+            p.terminate()
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
     secs = time.time() - t0
     verdict = {0: "PASS", 1: "FAIL", 3: "UNDECIDED"}.get(p.returncode, "ERROR")
     m = re.search(r"^\s*[A-Z]+ %s: (\S+ \S+ \[[^]]*\])" % re.escape(a.gate),
