@@ -28,7 +28,6 @@ promise, 2.5%.
 """
 import argparse
 import hashlib
-import math
 import os
 import re
 import shutil
@@ -40,6 +39,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gate import wilson  # noqa: E402
 from gate_pools import cell_arguments, load1  # noqa: E402
 
 PROMISE = 0.025
@@ -68,16 +68,6 @@ def identity(top, a):
                  a.gate, str(a.boot_runs)):
         h.update((part + "\n").encode())
     return h.hexdigest()[:12]
-
-
-def wilson(k, n, z=1.959964):
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    w = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - w), min(1.0, c + w)
 
 
 def rows(ledger):
