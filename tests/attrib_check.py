@@ -16,6 +16,10 @@ filesystem's own tools (debugfs and dumpe2fs, xfs_db).
   attrib_check.py xfsdb IMAGE SAMPLE BLOCKSIZE
       each sampled block classified by the filesystem's own tool; every
       disagreement printed, exit 1 when there is one
+  attrib_check.py links IMAGE LAYOUT BLOCKSIZE PATH...
+      each long symbolic link's target blocks, as debugfs finds them by
+      the link's path in the image, are data in the layout; exit 1 when
+      one is not, or when a path has no block of its own
   attrib_check.py writes STRACE IMAGE
       the pwrite64 calls strace -f -y saw on IMAGE, as "OFFSET LENGTH"
       lines: the kernel's, every process's but the first (ubcreplay,
@@ -317,13 +321,9 @@ def cmd_debugfs(image, sample):
                 want = "alloc"
             elif b in meta:
                 want = "map"
-            elif typ == "symlink":
-                # A long link's target: the layout cannot open a link for
-                # FIEMAP and calls it map (docs/design.md, a known error).
-                want = "map"
-                links += 1
             else:
                 want = "dir" if typ == "directory" else "data"
+                links += typ == "symlink"
         elif not inuse.get(b, True):
             want = "free"
         else:
@@ -334,9 +334,31 @@ def cmd_debugfs(image, sample):
             print("block %d: attribution says %s, debugfs %s" %
                   (b, cls, want))
             bad += 1
-    print("%d blocks: %d agree with debugfs (%d a symbolic link's target, "
-          "map by the layout's known error)" % (len(picks), len(picks) - bad,
-                                                links))
+    print("%d blocks: %d agree with debugfs (%d a symbolic link's target)"
+          % (len(picks), len(picks) - bad, links))
+    sys.exit(1 if bad else 0)
+
+
+def cmd_links(image, layout, bs, paths):
+    lay = Layout(layout)
+    out = debugfs(image, ["blocks /" + p.lstrip("/") for p in paths])
+    # debugfs echoes each command before its answer.
+    answers = re.split(r"^debugfs: blocks .*$", out, flags=re.M)[1:]
+    bad = 0
+    for p, ans in zip(paths, answers):
+        blocks = [int(b) for b in ans.split() if b.isdigit()]
+        wrong = [b for b in blocks if lay.split(b * bs, bs)["data"] != bs]
+        if not blocks:
+            print("%s: no block of its own in the image" % p)
+        for b in wrong:
+            print("%s: block %d is %s in the layout, debugfs says its target"
+                  % (p, b, ", ".join("%s %d" % (c, n) for c, n in
+                                      lay.split(b * bs, bs).items() if n)))
+        bad += not blocks or bool(wrong)
+    if len(answers) != len(paths):
+        fail("debugfs answered %d of %d paths" % (len(answers), len(paths)))
+    print("%d links: %d with every target block data" % (len(paths),
+                                                        len(paths) - bad))
     sys.exit(1 if bad else 0)
 
 
@@ -390,6 +412,8 @@ def main():
         cmd_agree(a[1], a[2], int(a[3]))
     elif a[:1] == ["debugfs"]:
         cmd_debugfs(a[1], a[2])
+    elif a[:1] == ["links"]:
+        cmd_links(a[1], a[2], int(a[3]), a[4:])
     elif a[:1] == ["xfsdb"]:
         cmd_xfsdb(a[1], a[2], int(a[3]))
     else:

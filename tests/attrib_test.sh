@@ -7,19 +7,32 @@
 # `ubcreplay layout` reads gives the result's classes exactly; and 1,000
 # written blocks drawn at random have the class that debugfs (ext2, ext4),
 # xfs_db (xfs) or a second FFS decoder written for the tests (NetBSD's FFS)
-# gives them, every one. Then the filesystems and probes that cannot say,
-# saying why, and a gate on a class.
+# gives them, every one; on ext so does every long symbolic link's target
+# block, which no sample is sure to draw. Then the filesystems and probes
+# that cannot say, saying why, and a gate on a class.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
 check=$top/tests/attrib_check.py
 
 # The held-out archive: this machine's documentation, real files of every
-# size, with directories and symbolic links.
+# size, with directories and symbolic links; and long links of our own,
+# whose targets have blocks of their own on ext (60 bytes or more; xfs and
+# NetBSD take at most 1,024).
 held_out()
 {
-	tar czf held.tar.gz -C /usr/share doc 2>/dev/null ||
+	mkdir -p links/deep
+	for n in 60 300 1000; do
+		ln -s "$(head -c "$n" /dev/zero | tr '\0' t)" "links/deep/l$n"
+	done
+	tar czf held.tar.gz -C /usr/share doc -C "$PWD" links 2>/dev/null ||
 	    atf_fail "cannot make an archive of /usr/share/doc"
+}
+
+# long_links MOUNT: the long links' paths under MOUNT, from its root.
+long_links()
+{
+	find "$1" -type l -name 'l[0-9]*' | sed "s|^$1/||" | sort
 }
 
 # written RESULT CLASS KEY: the class's KEY (ops, bytes) over run 1's phases.
@@ -55,10 +68,16 @@ attributed()
 	atf_check -s exit:0 -o save:sample.txt \
 	    python3 "$check" sample run.trace layout.txt 4096 1000 "$seed"
 	grep -q "^# 1000 of" sample.txt || atf_fail "fewer than 1000 blocks written: $(head -1 sample.txt)"
+	links=$(long_links "$1")
+	[ "$(echo "$links" | wc -w)" -eq 3 ] ||
+	    atf_fail "the run kept not 3 long links but: $links"
+	bs=$(stat -f -c %S "$1")
 	umount "$1" || atf_fail "cannot unmount $1"
 	case $3 in
 	debugfs) atf_check -s exit:0 -o match:"1000 agree" \
-	    python3 "$check" debugfs "$1.img" sample.txt ;;
+	    python3 "$check" debugfs "$1.img" sample.txt
+	    atf_check -s exit:0 -o match:"3 links: 3 with every" \
+	    python3 "$check" links "$1.img" layout.txt "$bs" $links ;;
 	xfs_db) atf_check -s exit:0 -o match:"1000 agree" \
 	    python3 "$check" xfsdb "$1.img" sample.txt 4096 ;;
 	esac
@@ -67,7 +86,7 @@ attributed()
 atf_test_case ext4 cleanup
 ext4_head()
 {
-	atf_set descr "ext4: classes add up, match the trace split by the layout, and 1,000 written blocks agree with debugfs"
+	atf_set descr "ext4: classes add up, match the trace split by the layout, and 1,000 written blocks and every long link's target agree with debugfs"
 	atf_set timeout 600
 }
 ext4_body()

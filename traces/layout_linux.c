@@ -16,11 +16,16 @@
  *   answer covers: their maps are read from the superblock and the inode
  *   table through the device node (ext_hidden below), read only.
  *
+ * - A long symbolic link's target (60 bytes or more) sits in a block of
+ *   its own on ext2/3/4, which FIEMAP cannot reach (a link cannot be
+ *   opened): the walk notes such links, and their maps are read from the
+ *   inode table like the hidden inodes', as data.
+ *
  * So on ext2/3/4 a block in use that no file or directory maps holds an
- * extent-tree or indirect block, an extended-attribute block or a long
- * symbolic link's target: the map class, as long as the walk saw every
- * file. Directories are opened with O_NOATIME, so that reading them
- * dirties nothing the next phase would write.
+ * extent-tree or indirect block or an extended-attribute block: the map
+ * class, as long as the walk saw every file. Directories are opened with
+ * O_NOATIME, so that reading them dirties nothing the next phase would
+ * write.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,8 +59,18 @@
 /* Ranks: what the filesystem names outranks what a file maps. */
 enum { RANK_USED, RANK_FILE, RANK_OWNED, RANK_META };
 
+/* On ext, a link target's length that no longer fits in the inode. */
+#define EXT_LINK_INLINE 60
+
 struct owned {
 	uint64_t ino, off, len;
+};
+
+/* Inode numbers the walk notes, when on. */
+struct inos {
+	int on;
+	uint64_t *v;
+	size_t n, cap;
 };
 
 struct walk {
@@ -65,9 +80,8 @@ struct walk {
 	uint64_t files; /* visited */
 	uint64_t delalloc, unmapped;
 	int capped, noatime_denied;
-	/* xfs with reverse mapping: the directories' inode numbers */
-	uint64_t *dirs;
-	size_t ndirs, capdirs;
+	struct inos dirs;  /* xfs with reverse mapping: the directories */
+	struct inos links; /* ext: the long symbolic links */
 };
 
 static int
@@ -79,18 +93,20 @@ by_u64(const void *a, const void *b)
 }
 
 static int
-note_dir(struct walk *w, uint64_t ino)
+note(struct inos *s, uint64_t ino)
 {
-	if (w->ndirs == w->capdirs) {
-		size_t cap = w->capdirs ? w->capdirs * 2 : 1024;
-		uint64_t *d = realloc(w->dirs, cap * sizeof(*d));
+	if (!s->on)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *d = realloc(s->v, cap * sizeof(*d));
 
 		if (d == NULL)
 			return -1;
-		w->dirs = d;
-		w->capdirs = cap;
+		s->v = d;
+		s->cap = cap;
 	}
-	w->dirs[w->ndirs++] = ino;
+	s->v[s->n++] = ino;
 	return 0;
 }
 
@@ -153,13 +169,15 @@ walk_entry(struct walk *w, int dfd, const char *name, unsigned depth)
 	    st.st_dev != w->dev)
 		return 0; /* gone, or another mount */
 	isdir = S_ISDIR(st.st_mode);
+	if (S_ISLNK(st.st_mode) && st.st_size >= EXT_LINK_INLINE)
+		return note(&w->links, st.st_ino);
 	if (!isdir && !S_ISREG(st.st_mode))
-		return 0; /* symbolic links and devices: no FIEMAP */
+		return 0; /* short links and devices: no blocks of their own */
 	if (++w->files > WALK_MAX) {
 		w->capped = 1;
 		return 0;
 	}
-	if (isdir && w->dirs != NULL && note_dir(w, st.st_ino) == -1)
+	if (isdir && note(&w->dirs, st.st_ino) == -1)
 		return -1;
 	if (!isdir && !w->fiemap)
 		return 0;
@@ -325,6 +343,7 @@ struct ext {
 	uint64_t bs, size;
 	unsigned blocks;     /* read, to bound a damaged tree */
 	enum layout_class c; /* the class of the inode being mapped */
+	unsigned rank;       /* and its rank */
 };
 
 static int
@@ -357,7 +376,7 @@ ext_extents(struct ext *x, const unsigned char *node, size_t room,
 				len -= 32768; /* unwritten */
 			start = (uint64_t)le16(e + 6) << 32 | le32(e + 8);
 			if (layout_add(l, start * x->bs, len * x->bs, x->c,
-			        RANK_META) == -1)
+			        x->rank) == -1)
 				return -1;
 		} else {
 			uint64_t leaf =
@@ -369,7 +388,7 @@ ext_extents(struct ext *x, const unsigned char *node, size_t room,
 				return -1;
 			r = ext_read(x, leaf, b) == -1 ||
 			        layout_add(l, leaf * x->bs, x->bs, x->c,
-			            RANK_META) == -1
+			            x->rank) == -1
 			    ? -1
 			    : ext_extents(x, b, x->bs, depth - 1, l);
 			free(b);
@@ -389,7 +408,7 @@ ext_indirect(struct ext *x, uint64_t blk, unsigned level, struct layout *l)
 
 	if (blk == 0)
 		return 0;
-	if (layout_add(l, blk * x->bs, x->bs, x->c, RANK_META) == -1 ||
+	if (layout_add(l, blk * x->bs, x->bs, x->c, x->rank) == -1 ||
 	    (b = malloc(x->bs)) == NULL)
 		return -1;
 	if (ext_read(x, blk, b) == -1) {
@@ -403,7 +422,7 @@ ext_indirect(struct ext *x, uint64_t blk, unsigned level, struct layout *l)
 			continue;
 		r = level > 1
 		    ? ext_indirect(x, p, level - 1, l)
-		    : layout_add(l, p * x->bs, x->bs, x->c, RANK_META);
+		    : layout_add(l, p * x->bs, x->bs, x->c, x->rank);
 	}
 	free(b);
 	return r;
@@ -436,12 +455,14 @@ ext_inode(
 		return -1;
 	if (le16(ino) == 0 && le32(ino + 0x1C) == 0)
 		return 0; /* never used */
+	if (le32(ino + 0x20) & 0x10000000)
+		return 0; /* its data inline: no blocks of its own */
 	if (le32(ino + 0x20) & 0x80000)
 		return ext_extents(x, ino + 0x28, 60, le16(ino + 0x28 + 6), l);
 	for (unsigned i = 0; r == 0 && i < 12; i++)
 		if (le32(ino + 0x28 + 4 * i) != 0)
 			r = layout_add(l, le32(ino + 0x28 + 4 * i) * x->bs,
-			    x->bs, x->c, RANK_META);
+			    x->bs, x->c, x->rank);
 	for (unsigned i = 0; r == 0 && i < 3; i++)
 		r = ext_indirect(x, le32(ino + 0x28 + 4 * (12 + i)), i + 1, l);
 	return r;
@@ -451,14 +472,16 @@ ext_inode(
  * ext2/3/4's hidden inodes, from the device: the journal's blocks as the
  * journal, and those of the others the filesystem keeps for itself (the
  * resize inode, quota files, the orphan file) as allocation metadata. No
- * file names them, so neither FIEMAP nor GETFSMAP tells their places. -1
- * when they cannot be read (the reason in why).
+ * file names them, so neither FIEMAP nor GETFSMAP tells their places. The
+ * long links' targets too, as data. -1 when they cannot be read (the
+ * reason in why).
  */
 static int
-ext_hidden(const char *node, struct layout *l, char *why, size_t whylen)
+ext_hidden(const char *node, const struct inos *links, struct layout *l,
+    char *why, size_t whylen)
 {
 	unsigned char sb[1024];
-	struct ext x = {.fd = -1};
+	struct ext x = {.fd = -1, .rank = RANK_META};
 	uint32_t first, journal, extra[4];
 	int r = -1;
 
@@ -505,6 +528,12 @@ ext_hidden(const char *node, struct layout *l, char *why, size_t whylen)
 		x.c = extra[k] == journal ? LAYOUT_JOURNAL : LAYOUT_ALLOC;
 		r = ext_inode(&x, sb, extra[k], l);
 	}
+	x.c = LAYOUT_DATA;
+	x.rank = RANK_FILE;
+	for (size_t i = 0; r == 0 && i < links->n; i++)
+		r = links->v[i] < first || links->v[i] > le32(sb + 0x0)
+		    ? -1
+		    : ext_inode(&x, sb, (uint32_t)links->v[i], l);
 	if (r == -1)
 		snprintf(why, whylen,
 		    "%s: a hidden inode's map could not be read", node);
@@ -519,10 +548,10 @@ add_owned(struct walk *w, const struct owned *own, size_t nown)
 {
 	if (nown == 0)
 		return 0; /* no reverse map: FIEMAP told the files */
-	qsort(w->dirs, w->ndirs, sizeof(*w->dirs), by_u64);
+	qsort(w->dirs.v, w->dirs.n, sizeof(*w->dirs.v), by_u64);
 	for (size_t i = 0; i < nown; i++) {
-		int dir = w->ndirs > 0 &&
-		    bsearch(&own[i].ino, w->dirs, w->ndirs, sizeof(*w->dirs),
+		int dir = w->dirs.n > 0 &&
+		    bsearch(&own[i].ino, w->dirs.v, w->dirs.n, sizeof(*w->dirs.v),
 		        by_u64) != NULL;
 
 		if (layout_add(w->l, own[i].off, own[i].len,
@@ -580,13 +609,10 @@ layout_read_dir(
 		goto out;
 	w.dev = st.st_dev;
 	w.fiemap = !rmap;
-	if (rmap && (w.dirs = malloc(sizeof(*w.dirs))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	w.capdirs = rmap ? 1 : 0;
+	w.dirs.on = rmap;
+	w.links.on = ext;
 	/* The root directory is one too. */
-	if ((rmap && note_dir(&w, st.st_ino) == -1) ||
+	if (note(&w.dirs, st.st_ino) == -1 ||
 	    (!rmap && fiemap(&w, fd, LAYOUT_DIR) == -1) ||
 	    walk_dir(&w, fd, 0) == -1 || add_owned(&w, own, nown) == -1) {
 		snprintf(err, errlen, "out of memory");
@@ -596,7 +622,7 @@ layout_read_dir(
 		if (strcmp(t->dev[i].role, "fs") != 0)
 			continue;
 		snprintf(node, sizeof(node), "/dev/%s", t->dev[i].name);
-		if (ext_hidden(node, l, why, sizeof(why)) == -1) {
+		if (ext_hidden(node, &w.links, l, why, sizeof(why)) == -1) {
 			hidden_lost = 1;
 			break;
 		}
@@ -627,7 +653,8 @@ layout_read_dir(
 	r = 0;
 out:
 	free(own);
-	free(w.dirs);
+	free(w.dirs.v);
+	free(w.links.v);
 	close(fd);
 	if (r == -1)
 		layout_free(l);
