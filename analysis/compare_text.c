@@ -156,9 +156,11 @@ row_shown(const struct cmp *c, const struct cmp_row *row, int all)
 
 /*
  * Where the runs ran in rounds, the cells taking turns (vm.design), how
- * they are counted: the unit of replication is the run, since a boot was
- * measured to add no spread of its own (docs/vm-machine.md, "What to
- * repeat"); the rounds are there to balance the host's drift.
+ * they are counted: every run as one. The rounds balance the host's
+ * drift; a boot that shifts its runs as a whole (docs/vm-machine.md,
+ * "Twenty boots a cell": none in most cells on a host as is, a share up
+ * to 0.37 in one, and beside CPU hogs) makes runs of one boot count for
+ * more than they are, unless each boot has one run.
  */
 static void
 print_design(const struct cmp *c, FILE *fp, int width)
@@ -186,15 +188,21 @@ print_design(const struct cmp *c, FILE *fp, int width)
 		snprintf(rounds, sizeof(rounds), "%zu to %zu", lo, hi);
 	snprintf(line, sizeof(line),
 	    "Runs in rounds: %s rounds a cell of up to %zu run%s a boot%s. "
-	    "The unit of replication is the run%s, not the round: a boot "
-	    "adds no spread of its own to its runs' (docs/vm-machine.md), "
-	    "so every run counts.",
+	    "The unit of replication is the run%s, not the round%s",
 	    rounds, per, per == 1 ? "" : "s",
 	    alt ? ", the cells in turn and their order reversed each round "
 	          "(A B, B A), so that a change in the host's load falls on "
 	          "each alike"
 	        : "",
-	    uml ? " (paired by seed)" : "");
+	    uml ? " (paired by seed)" : "",
+	    uml ? ": on simulated time the host's load does not reach the "
+	          "runs."
+	    : per == 1
+	        ? ", and each run is a boot of its own, so a boot's shift is "
+	          "counted as spread."
+	        : ": where a boot shifts its runs as a whole (measured beside "
+	          "CPU hogs, docs/vm-machine.md), the verdict is surer than "
+	          "it should be; --boot-runs 1 gives every run its boot.");
 	print_fit(fp, line, width, 0);
 }
 
