@@ -515,6 +515,10 @@ cmp_machine_tag(const struct cmp_machine *m, const char *accel, unsigned dims,
 		TAG("%s", m->uml ? "uml" : "qemu");
 	if (dims & CMP_M_DISK)
 		TAG("%s", m->virtio ? "virtio" : "ubd");
+	if (dims & CMP_M_MODEL)
+		TAG("model:%08x", m->model);
+	if (dims & CMP_M_SCHED)
+		TAG("sched:%s", m->sched[0] != '\0' ? m->sched : "default");
 	if (dims & CMP_M_ACCEL)
 		TAG("%s", accel);
 	if (dims & CMP_M_CPUS)
@@ -541,7 +545,9 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 		unsigned bit;
 		const char *name;
 	} knobs[] = {{CMP_M_KIND, "machine kind (QEMU, UML)"},
-	    {CMP_M_DISK, "UML's disk (ubd, virtio)"}, {CMP_M_ACCEL, "accel"},
+	    {CMP_M_DISK, "UML's disk (ubd, virtio)"},
+	    {CMP_M_MODEL, "the virtio disk's model"},
+	    {CMP_M_SCHED, "the CPU scheduler's features"}, {CMP_M_ACCEL, "accel"},
 	    {CMP_M_CPUS, "vCPUs"}, {CMP_M_MEM, "memory"},
 	    {CMP_M_QUEUES, "virtio-blk queues"}, {CMP_M_CLOCK, "clock"}};
 	size_t n = 0;
@@ -594,6 +600,39 @@ bad:
 	    "(interval or significance) and 1 to %d looks",
 	    name, CMP_MAX_LOOKS);
 	return -1;
+}
+
+/*
+ * The virtio disk's model as a hash of its values, where they were read
+ * from left out: two results whose models hold the same values have the
+ * same hash, and one from before a value was recorded (irq_ns) another.
+ */
+static uint32_t
+model_hash(json_t *model)
+{
+	json_t *m = json_is_object(model) ? json_deep_copy(model) : NULL;
+	char *text;
+	uint32_t h = 2166136261u;
+
+	if (m == NULL)
+		return 0;
+	json_object_del(m, "file");
+	text = json_dumps(m, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(m);
+	for (const char *p = text != NULL ? text : ""; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	free(text);
+	return h;
+}
+
+/* vm.sched_features, its words joined by '+' so that a label holds it. */
+static void
+read_sched(struct cmp_machine *m, json_t *vm)
+{
+	snprintf(m->sched, sizeof(m->sched), "%s", str_at(vm, "sched_features"));
+	for (char *p = m->sched; *p != '\0'; p++)
+		if (*p == ' ')
+			*p = '+';
 }
 
 /* vm.design, when there is one: how the runs were laid out in time. */
@@ -668,6 +707,10 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	r->machine.uml = uml;
 	/* UML's disk was ubd before it was recorded. */
 	r->machine.virtio = uml && strcmp(str_at(vm, "disk"), "virtio") == 0;
+	/* ubd's model is the seed's (base_ns): it is not the machine's. */
+	if (r->machine.virtio)
+		r->machine.model = model_hash(json_object_get(vm, "disk_model"));
+	read_sched(&r->machine, vm);
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;
 	r->machine.queues = (int)queues;
@@ -945,13 +988,16 @@ times_comparable(struct cmp *c)
 /*
  * The knobs of a guest's machine that move the sizes its kernel writes
  * (docs/vm-machine.md): the machine's kind (UML's simulated CPU and disk
- * model against QEMU's real-time guest), the vCPUs, the virtio-blk queues,
- * the clock and the accelerator (a CPU of another speed). Memory, from 512
- * MiB to 2 GiB, moved them less than the run-to-run spread.
+ * model against QEMU's real-time guest), UML's disk, the virtio disk's
+ * model and the guest's scheduler features (the completions' coalescing
+ * and NO_WAKEUP_PREEMPTION moved the mean write by tens of percent), the
+ * vCPUs, the virtio-blk queues, the clock and the accelerator (a CPU of
+ * another speed). Memory, from 512 MiB to 2 GiB, moved them less than the
+ * run-to-run spread.
  */
 #define CMP_M_MATTERS                                                          \
-	(CMP_M_KIND | CMP_M_DISK | CMP_M_ACCEL | CMP_M_CPUS | CMP_M_QUEUES |   \
-	    CMP_M_CLOCK)
+	(CMP_M_KIND | CMP_M_DISK | CMP_M_MODEL | CMP_M_SCHED | CMP_M_ACCEL |   \
+	    CMP_M_CPUS | CMP_M_QUEUES | CMP_M_CLOCK)
 
 static unsigned
 machine_diff(const struct cmp_result *a, const struct cmp_result *b)
@@ -964,6 +1010,11 @@ machine_diff(const struct cmp_result *a, const struct cmp_result *b)
 	else
 		d |= strcmp(a->accel, b->accel) != 0 ? CMP_M_ACCEL : 0;
 	d |= a->machine.virtio != b->machine.virtio ? CMP_M_DISK : 0;
+	d |= a->machine.virtio && b->machine.virtio &&
+	        a->machine.model != b->machine.model
+	    ? CMP_M_MODEL
+	    : 0;
+	d |= strcmp(a->machine.sched, b->machine.sched) != 0 ? CMP_M_SCHED : 0;
 	d |= a->machine.cpus != b->machine.cpus ? CMP_M_CPUS : 0;
 	d |= a->machine.mem_mib != b->machine.mem_mib ? CMP_M_MEM : 0;
 	d |= a->machine.queues != b->machine.queues ? CMP_M_QUEUES : 0;
@@ -1014,7 +1065,7 @@ machines_comparable(struct cmp *c)
 {
 	const struct cmp_result *first = NULL;
 	double cmin = 0, cmax = 0;
-	char tag[128], names[64] = "";
+	char tag[192], names[256] = "";
 	size_t len;
 
 	c->sizes_ok = 1;

@@ -86,11 +86,15 @@ const char *cmp_layer_name(int layer);
  * its kind (uml: User Mode Linux on simulated time, else a QEMU guest),
  * vCPUs, memory, virtio-blk queues, the clock (icount_shift -1: the
  * host's real time, else QEMU's instruction count, 2^shift ns each), and
- * a UML guest's disk (virtio: vm's own virtio-blk disk, else ubd).
+ * a UML guest's disk (virtio: vm's own virtio-blk disk, else ubd). On the
+ * virtio disk also its model's values (model: their hash, 0 on ubd) and
+ * the CPU scheduler's features the guest set ("" none).
  */
 struct cmp_machine {
 	int uml, virtio;
 	int cpus, mem_mib, queues, icount_shift;
+	uint32_t model;
+	char sched[64];
 };
 
 /* The knobs of a machine, as bits: which differ, which a tag names. */
@@ -102,6 +106,8 @@ enum {
 	CMP_M_CLOCK = 16,
 	CMP_M_KIND = 32,
 	CMP_M_DISK = 64,
+	CMP_M_MODEL = 128,
+	CMP_M_SCHED = 256,
 };
 
 /*

@@ -538,7 +538,7 @@ static void
 print_machine(const struct cmp *c, FILE *fp)
 {
 	const struct cmp_result *first = NULL;
-	char tag[128], names[128];
+	char tag[192], names[256];
 
 	for (size_t i = 0; i < c->nresult && first == NULL; i++)
 		if (strcmp(c->result[i]->accel, "none") != 0)

@@ -849,7 +849,7 @@ vm_bad_body()
 atf_test_case vm_machines
 vm_machines_head()
 {
-	atf_set descr "a size gate across guests' machines (vCPUs, queues, QEMU against UML) is refused naming both and what differs; on one machine the data decide"
+	atf_set descr "a size gate across guests' machines (vCPUs, queues, QEMU against UML, the virtio disk's model, the scheduler's features) is refused naming both and what differs; on one machine the data decide"
 }
 vm_machines_body()
 {
@@ -890,6 +890,31 @@ EOF2
 	cp b.json mem.json && machine mem.json mem_mib=1024
 	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare \
 	    --fail-if write.mean_bytes:-20% a.json mem.json
+	# UML's virtio disk: its model's values and the guest's scheduler
+	# features are the machine's; where the model was read from is not,
+	# nor is ubd's model (the seed's).
+	model='{"kind": "virtio", "latency_ns": 50000, "ns_per_kib": 500, "flush_ns": 100000, "irq_ns": 4000000, "depth": 128, "seg_max": 254, "size_max": 0, "blk_size": 512, "num_queues": 1, "file": ""}'
+	uml='machine="uml" accel="uml" cpus=1 queues=1 disk="virtio"'
+	cp a.json va.json && machine va.json $uml "disk_model=$model" \
+	    'sched_features="NO_WAKEUP_PREEMPTION"'
+	cp b.json vb.json && machine vb.json $uml \
+	    "disk_model=$(echo "$model" | sed 's/"file": ""/"file": "\/x\/vdisk.model"/')" \
+	    'sched_features="NO_WAKEUP_PREEMPTION"'
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% va.json vb.json
+	cp vb.json irq.json && machine irq.json \
+	    "disk_model=$(echo "$model" | sed 's/"irq_ns": 4000000, //')"
+	refused "the virtio disk's model" va.json irq.json
+	cp vb.json sched.json && machine sched.json 'sched_features=""'
+	refused "the CPU scheduler's features" va.json sched.json
+	grep -qF "(sched:NO_WAKEUP_PREEMPTION), 'sched.json' (sched:default)" err ||
+	    atf_fail "the features are not named: $(cat err)"
+	cp va.json ua.json && machine ua.json 'disk="ubd"' \
+	    'disk_model={"base_ns": 100000, "ns_per_kib": 50}'
+	cp vb.json ub.json && machine ub.json 'disk="ubd"' \
+	    'disk_model={"base_ns": 100100, "ns_per_kib": 50}'
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" compare \
+	    --fail-if write.mean_bytes:-20% ua.json ub.json
 }
 
 atf_init_test_cases()
