@@ -199,12 +199,6 @@ struct nfs_pending {
 
 struct cursor;
 
-/* nfs_rpc.c: a pending call with room for nops operations, or NULL. */
-struct nfs_pending *nfsrpc_pending_new(uint32_t nops);
-
-/* nfs_rpc.c: reads a file handle of at most max bytes; its key, or 0. */
-uint64_t nfsrpc_fh(struct cursor *c, uint32_t max);
-
 /*
  * nfs_v23.c: a call of one operation, its arguments decoded unless wrapped
  * (NFSv2 and v3, v4's NULL, unknown versions), and its result.
@@ -223,8 +217,13 @@ void nfsv4_reply(struct cursor *c, struct nfs_pending *p);
  * number; call folds the request side of a READ, WRITE or COMMIT into the
  * statistics and the file's run (fh its handle's key, 0 unknown); reply
  * its reply; unanswered settles a READ or WRITE whose reply never came.
+ * fh reads a file handle of at most max bytes and gives its key (0: none
+ * read); pending_new a pending call with room for nops operations, or
+ * NULL: what the decoders of every version share.
  */
 uint64_t nfsmodel_fh_key(const uint8_t *fh, uint32_t len);
+uint64_t nfsmodel_fh(struct cursor *c, uint32_t max);
+struct nfs_pending *nfsmodel_pending_new(uint32_t nops);
 void nfsmodel_count_op(struct nfs_stats *st, uint32_t vers, uint32_t op);
 void nfsmodel_call(struct nfs_decoder *d, struct nfs_op *o, uint64_t fh);
 void nfsmodel_reply(struct nfs_decoder *d, const struct nfs_op *o);

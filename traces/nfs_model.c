@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "nfs_impl.h"
 
 /* FNV-1a of a file handle; never 0, which marks a free slot. */
@@ -21,6 +22,22 @@ nfsmodel_fh_key(const uint8_t *fh, uint32_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h != 0 ? h : 1;
+}
+
+uint64_t
+nfsmodel_fh(struct cursor *c, uint32_t max)
+{
+	uint32_t len;
+	const uint8_t *p = cur_opaque(c, max, &len);
+
+	return p != NULL ? nfsmodel_fh_key(p, len) : 0;
+}
+
+struct nfs_pending *
+nfsmodel_pending_new(uint32_t nops)
+{
+	return calloc(1,
+	    sizeof(struct nfs_pending) + (size_t)nops * sizeof(struct nfs_op));
 }
 
 static struct nfs_fh_slot *

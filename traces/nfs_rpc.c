@@ -103,22 +103,6 @@ table_insert(struct nfs_decoder *d, struct nfs_pending *p)
 	d->pending++;
 }
 
-struct nfs_pending *
-nfsrpc_pending_new(uint32_t nops)
-{
-	return calloc(1,
-	    sizeof(struct nfs_pending) + (size_t)nops * sizeof(struct nfs_op));
-}
-
-uint64_t
-nfsrpc_fh(struct cursor *c, uint32_t max)
-{
-	uint32_t len;
-	const uint8_t *p = cur_opaque(c, max, &len);
-
-	return p != NULL ? nfsmodel_fh_key(p, len) : 0;
-}
-
 /* Builds the pending call for an NFS call; NULL when out of memory. */
 static struct nfs_pending *
 nfs_call(struct nfs_decoder *d, struct cursor *c, const struct nfs_msg *m,
@@ -143,7 +127,7 @@ nfs_call(struct nfs_decoder *d, struct cursor *c, const struct nfs_msg *m,
 		return nfsv23_call(d, c, &base, wrapped);
 	if (proc == 1 && !wrapped)
 		return nfsv4_call(d, c, &base);
-	p = nfsrpc_pending_new(1);
+	p = nfsmodel_pending_new(1);
 	if (p == NULL)
 		return NULL;
 	p->nops = 1;
@@ -197,7 +181,7 @@ rpc_call(struct nfs_decoder *d, struct cursor *c, const struct nfs_msg *m,
 	}
 	if (prog != RPC_PROG_NFS) {
 		/* Kept so that its reply is not taken for a stray one. */
-		p = nfsrpc_pending_new(0);
+		p = nfsmodel_pending_new(0);
 		if (p == NULL)
 			return;
 	} else {

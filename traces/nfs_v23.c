@@ -61,7 +61,7 @@ v23_args(struct cursor *c, struct nfs_op *o, uint64_t *fh)
 		    NFS_HAVE_DATA_LEN;
 		return;
 	}
-	*fh = nfsrpc_fh(c, NFS3_FHSIZE);
+	*fh = nfsmodel_fh(c, NFS3_FHSIZE);
 	k->offset = cur_u64(c);
 	k->count = cur_u32(c);
 	if (c->err != CUR_OK)
@@ -165,7 +165,7 @@ struct nfs_pending *
 nfsv23_call(struct nfs_decoder *d, struct cursor *c,
     const struct nfs_call *base, int wrapped)
 {
-	struct nfs_pending *p = nfsrpc_pending_new(1);
+	struct nfs_pending *p = nfsmodel_pending_new(1);
 	struct nfs_op *o;
 	uint32_t vers = base->vers, proc = base->proc;
 	uint64_t fh = 0;

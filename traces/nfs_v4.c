@@ -843,7 +843,7 @@ op_args(
 		return -1;
 	cur_skip(c, r->arg_skip);
 	if (r->fh == FH_SET) /* PUTFH4args (section 16.20) */
-		*curfh = nfsrpc_fh(c, NFS4_FHSIZE);
+		*curfh = nfsmodel_fh(c, NFS4_FHSIZE);
 	if (r->step_args != NULL && r->step_args(c) < 0)
 		return -1;
 	if (r->args != NULL && r->args(c, &o->c) < 0)
@@ -885,7 +885,7 @@ nfsv4_call(struct nfs_decoder *d, struct cursor *c, const struct nfs_call *base)
 	/* Each operation takes at least its 4-byte opcode. */
 	if (n > cur_left(c) / 4)
 		n = (uint32_t)(cur_left(c) / 4);
-	if ((p = nfsrpc_pending_new(n)) == NULL)
+	if ((p = nfsmodel_pending_new(n)) == NULL)
 		return NULL;
 	for (i = 0; i < n && c->err == CUR_OK; i++) {
 		struct nfs_op *o = &p->ops[i];
