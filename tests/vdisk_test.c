@@ -130,7 +130,11 @@ ATF_TC_BODY(model_nonsense, tc)
 	refused("binary", "\xff\xfe 5\n", "binary:1: unknown key (not text)");
 	ATF_REQUIRE(mkdir("dir", 0755) == 0);
 	ATF_CHECK(vdisk_model_read("dir", &m, err, sizeof(err)) == -1);
-	ATF_CHECK_STREQ(err, "cannot read 'dir': Is a directory");
+	ATF_CHECK_STREQ(err, "'dir': not a regular file");
+	/* A FIFO with no writer is refused, not waited on forever. */
+	ATF_REQUIRE(mkfifo("fifo", 0644) == 0);
+	ATF_CHECK(vdisk_model_read("fifo", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "'fifo': not a regular file");
 	/* The bounds themselves are taken, and size_max 0 (no limit). */
 	put("edges", "latency_ns 1000\nblk_size 4096\nsize_max 4096\n");
 	ATF_CHECK_MSG(

@@ -14,11 +14,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vdisk.h"
 
@@ -153,13 +156,27 @@ vdisk_model_read(
 {
 	char line[256], where[PATH_MAX + 16];
 	unsigned seen = 0, lineno = 0;
-	FILE *f;
-	int n;
+	struct stat st;
+	FILE *f = NULL;
+	int n, fd;
 
 	vdisk_model_default(m);
-	if ((f = fopen(path, "r")) == NULL) {
+	/* Not blocking: a FIFO or a device is refused, not waited on. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
 		snprintf(
 		    err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1 ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "'%s': %s", path,
+		    !S_ISREG(st.st_mode) ? "not a regular file"
+		                         : strerror(errno));
+		close(fd);
 		return -1;
 	}
 	while ((n = line_of(f, line, sizeof(line))) != -1) {
