@@ -547,9 +547,10 @@ cmp_machine_names(unsigned dims, char *buf, size_t len)
 	} knobs[] = {{CMP_M_KIND, "machine kind (QEMU, UML)"},
 	    {CMP_M_DISK, "UML's disk (ubd, virtio)"},
 	    {CMP_M_MODEL, "the virtio disk's model"},
-	    {CMP_M_SCHED, "the CPU scheduler's features"}, {CMP_M_ACCEL, "accel"},
-	    {CMP_M_CPUS, "vCPUs"}, {CMP_M_MEM, "memory"},
-	    {CMP_M_QUEUES, "virtio-blk queues"}, {CMP_M_CLOCK, "clock"}};
+	    {CMP_M_SCHED, "the CPU scheduler's features"},
+	    {CMP_M_ACCEL, "accel"}, {CMP_M_CPUS, "vCPUs"},
+	    {CMP_M_MEM, "memory"}, {CMP_M_QUEUES, "virtio-blk queues"},
+	    {CMP_M_CLOCK, "clock"}};
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -629,7 +630,8 @@ model_hash(json_t *model)
 static void
 read_sched(struct cmp_machine *m, json_t *vm)
 {
-	snprintf(m->sched, sizeof(m->sched), "%s", str_at(vm, "sched_features"));
+	snprintf(
+	    m->sched, sizeof(m->sched), "%s", str_at(vm, "sched_features"));
 	for (char *p = m->sched; *p != '\0'; p++)
 		if (*p == ' ')
 			*p = '+';
@@ -709,7 +711,8 @@ read_vm(struct cmp_result *r, json_t *doc, const char *name, char *err,
 	r->machine.virtio = uml && strcmp(str_at(vm, "disk"), "virtio") == 0;
 	/* ubd's model is the seed's (base_ns): it is not the machine's. */
 	if (r->machine.virtio)
-		r->machine.model = model_hash(json_object_get(vm, "disk_model"));
+		r->machine.model =
+		    model_hash(json_object_get(vm, "disk_model"));
 	read_sched(&r->machine, vm);
 	r->machine.cpus = (int)cpus;
 	r->machine.mem_mib = (int)mem;

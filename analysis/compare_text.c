@@ -197,7 +197,7 @@ print_design(const struct cmp *c, FILE *fp, int width)
 	    uml ? " (paired by seed)" : "",
 	    uml ? ": on simulated time the host's load does not reach the "
 	          "runs."
-	    : per == 1
+	        : per == 1
 	        ? ", and each run is a boot of its own, so a boot's shift is "
 	          "counted as spread."
 	        : ": where a boot shifts its runs as a whole (measured beside "

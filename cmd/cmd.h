@@ -57,6 +57,14 @@ int cmd_split_list(const char *opt, const char *what, char *arg, char **v,
     size_t max, size_t *n);
 
 /*
+ * An ffs:IMAGE target's --rump (the build of its kernel: an empty one
+ * would silently be the default, so it is refused) and --rump-mem (its
+ * memory ceiling, 64m at least). -1 after saying what was wrong.
+ */
+int cmd_parse_rump(const char *s, const char **dir);
+int cmd_parse_rump_mem(const char *s, uint64_t *bytes);
+
+/*
  * The sampling interval as written: "100ms", "0.5s", "250us",
  * or a plain number of seconds as iostat takes it; 1 ms to 1 h.
  */

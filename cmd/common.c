@@ -16,6 +16,7 @@
 
 #include "../analysis/compare.h"
 #include "../analysis/gate.h"
+#include "../replay/replay.h"
 #include "cmd.h"
 
 /*
@@ -98,6 +99,31 @@ cmd_split_list(const char *opt, const char *what, char *arg, char **v,
 		}
 		v[(*n)++] = e;
 	} while ((e = next) != NULL);
+	return 0;
+}
+
+int
+cmd_parse_rump(const char *s, const char **dir)
+{
+	if (*s == '\0') {
+		warnx("--rump '': names no directory (leave it out for the "
+		      "default build)");
+		return -1;
+	}
+	*dir = s;
+	return 0;
+}
+
+int
+cmd_parse_rump_mem(const char *s, uint64_t *bytes)
+{
+	char err[256] = "";
+
+	if (replay_dd_parse_size(s, bytes, err, sizeof(err)) == -1 ||
+	    *bytes < ((uint64_t)64 << 20)) {
+		warnx("--rump-mem '%s': %s", s, *err ? err : "less than 64m");
+		return -1;
+	}
 	return 0;
 }
 

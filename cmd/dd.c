@@ -68,7 +68,10 @@ ddrun_prepare(struct ddrun *r, const struct ddrun_opts *o,
 	    .drop_caches = o->drop_caches,
 	    .interval_ns = o->interval_ns,
 	    .probe = o->probe,
-	    .image = dd->out_kernel ? dd->out + 4 : NULL};
+	    .image = dd->out_kernel ? dd->out + 4 : NULL,
+	    .mount_opts = o->mount_opts,
+	    .rump_dir = o->rump_dir,
+	    .rump_mem_bytes = o->rump_mem_bytes};
 	r->j.o = &r->jo;
 	r->j.wl = &job_dd;
 	r->j.tops = dd->out_kernel ? &job_target_ffs : &job_target_ends;
@@ -313,6 +316,14 @@ ddrun_option(int c, const char *arg, struct ddrun_opts *o)
 	case 'o':
 		o->output = arg;
 		return 1;
+	case 'O':
+		o->mount_opts = arg;
+		return 1;
+	case DDOPT_RUMP:
+		return cmd_parse_rump(arg, &o->rump_dir) == -1 ? -1 : 1;
+	case DDOPT_RUMP_MEM:
+		return cmd_parse_rump_mem(arg, &o->rump_mem_bytes) == -1 ? -1
+		                                                         : 1;
 	case 'p':
 		if (ddrun_parse_probe(arg) == -1)
 			return -1;
@@ -393,6 +404,8 @@ ddrun_getopt(int argc, char **argv, const struct option *own, const char *name,
 	static const struct option shared[] = {
 	    {"drop-caches", no_argument, NULL, DDOPT_DROP},
 	    {"ntp", required_argument, NULL, DDOPT_NTP},
+	    {"rump", required_argument, NULL, DDOPT_RUMP},
+	    {"rump-mem", required_argument, NULL, DDOPT_RUMP_MEM},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option
@@ -406,7 +419,8 @@ ddrun_getopt(int argc, char **argv, const struct option *own, const char *name,
 		if (i < DDRUN_MAX_OWN)
 			all[n++] = own[i];
 	memset(&all[n], 0, sizeof(all[n]));
-	while ((c = getopt_long(argc, argv, "hi:l:n:o:p:q", all, NULL)) != -1) {
+	while (
+	    (c = getopt_long(argc, argv, "hi:l:n:o:O:p:q", all, NULL)) != -1) {
 		if (c == 'h') {
 			usage_command(stdout, name);
 			*status = EXIT_SUCCESS;

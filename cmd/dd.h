@@ -46,6 +46,9 @@ struct ddrun_opts {
 	const char *label;   /* -l, or NULL */
 	const char *output;  /* -o, or NULL */
 	uint64_t size_bytes; /* --size, where the command takes it */
+	/* of=ffs:IMAGE's kernel: -O, --rump, --rump-mem (0: none) */
+	const char *mount_opts, *rump_dir;
+	uint64_t rump_mem_bytes;
 };
 
 /* What one run adds to the common result: dd's counts and the lossage. */
@@ -70,11 +73,19 @@ int ddrun_parse_probe(const char *s);
 
 /*
  * The long options the dd commands share, as getopt_long returns them:
- * --drop-caches and --ntp every one takes; --size a command takes by
+ * --drop-caches, --ntp, --rump and --rump-mem every one takes (the last
+ * two, like -O, for of=ffs:IMAGE); --size a command takes by
  * listing {"size", required_argument, NULL, DDOPT_SIZE} among its own.
  * A command's own options are numbered from DDOPT_FIRST_FREE.
  */
-enum { DDOPT_DROP = 256, DDOPT_NTP, DDOPT_SIZE, DDOPT_FIRST_FREE };
+enum {
+	DDOPT_DROP = 256,
+	DDOPT_NTP,
+	DDOPT_SIZE,
+	DDOPT_RUMP,
+	DDOPT_RUMP_MEM,
+	DDOPT_FIRST_FREE
+};
 
 void ddrun_opts_init(struct ddrun_opts *o);
 
@@ -88,7 +99,8 @@ int ddrun_operands(int argc, char **argv, const char *const *refused,
 
 /*
  * The option loop of a dd command (set optind to 1 first). The shared
- * options (-i -l -n -o -p -q --drop-caches --ntp --size) go into o; own
+ * options (-i -l -n -o -O -p -q --drop-caches --ntp --rump --rump-mem
+ * --size) go into o; own
  * lists the command's own long options (NULL, or up to DDRUN_MAX_OWN
  * entries ending in a zero one); name is the command's, for its usage
  * (usage_command). Returns the code of the next own option,

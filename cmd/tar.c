@@ -196,26 +196,14 @@ parse(int argc, char **argv, struct opts *o)
 			o->no_attrib = 1;
 			break;
 		case OPT_RUMP:
-			/* An empty one would be the default, silently. */
-			if (*optarg == '\0') {
-				warnx("--rump '': names no directory (leave "
-				      "it out for the default build)");
+			if (cmd_parse_rump(optarg, &o->rump_dir) == -1)
 				return -1;
-			}
-			o->rump_dir = optarg;
 			break;
-		case OPT_RUMP_MEM: {
-			char serr[256] = "";
-
-			if (replay_dd_parse_size(optarg, &o->rump_mem_bytes,
-			        serr, sizeof(serr)) == -1 ||
-			    o->rump_mem_bytes < ((uint64_t)64 << 20)) {
-				warnx("--rump-mem '%s': %s", optarg,
-				    *serr ? serr : "less than 64m");
+		case OPT_RUMP_MEM:
+			if (cmd_parse_rump_mem(optarg, &o->rump_mem_bytes) ==
+			    -1)
 				return -1;
-			}
 			break;
-		}
 		case OPT_TIMING:
 			o->timing = 1;
 			break;

@@ -150,9 +150,23 @@ ends_end(struct job *j, int done)
 	(void)j, (void)done;
 }
 
+/* The options of of=ffs:IMAGE's kernel. */
+static const char *
+ends_refuse(const struct job_opts *o)
+{
+	if (o->mount_opts != NULL)
+		return "-O is for of=ffs:IMAGE";
+	if (o->rump_dir != NULL)
+		return "--rump is for of=ffs:IMAGE";
+	if (o->rump_mem_bytes != 0)
+		return "--rump-mem is for of=ffs:IMAGE";
+	return NULL;
+}
+
 const struct job_target_ops job_target_ends = {
     .kind = "ends",
     .fs = JOB_HOST,
+    .refuse = ends_refuse,
     .open = ends_open,
     .begin = ends_begin,
     .phase = job_child_phase,

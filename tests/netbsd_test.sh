@@ -179,6 +179,36 @@ dd_sweep_body()
 	no_kernels
 }
 
+atf_test_case dd_options
+dd_options_head()
+{
+	atf_set descr "dd of=ffs:IMAGE takes the main job's -O, --rump and --rump-mem, each reaching the kernel; other destinations refuse them"
+}
+dd_options_body()
+{
+	require_rump
+	mkffs ffs.img 128m 4000
+	head -c 1000000 /dev/urandom >src
+	# NetBSD's own words for an option it dropped: -O reached the mount.
+	atf_check -s exit:2 -e match:"NetBSD says .*softdep" "$ubc" dd \
+	    -O softdep if=src of=ffs:ffs.img
+	atf_check -s exit:2 -e match:"no NetBSD rump kernel in '/nonexistent'" \
+	    "$ubc" dd --rump /nonexistent if=src of=ffs:ffs.img
+	atf_check -s exit:0 -o ignore -e ignore "$ubc" dd -O log \
+	    --rump-mem 256m -o r.json if=src of=ffs:ffs.img bs=64k
+	[ "$(json r.json "d['netbsd']['mount_options']")" = log ] ||
+	    atf_fail "the result does not say -O log"
+	for o in "-O log" "--rump $rump" "--rump-mem 256m"; do
+		atf_check -s exit:2 -e match:"is for of=ffs:IMAGE" "$ubc" dd \
+		    $o if=src of=/dev/null
+		atf_check -s exit:2 -e match:"is for of=ffs:IMAGE" "$ubc" \
+		    sweep --bs 4k --size 64k $o if=src
+	done
+	atf_check -s exit:2 -e match:"less than 64m" "$ubc" dd \
+	    --rump-mem 1m if=src of=ffs:ffs.img
+	no_kernels
+}
+
 atf_test_case iostats
 iostats_head()
 {
@@ -420,6 +450,7 @@ atf_init_test_cases()
 	atf_add_test_case exact_strace
 	atf_add_test_case dd_strace
 	atf_add_test_case dd_sweep
+	atf_add_test_case dd_options
 	atf_add_test_case iostats
 	atf_add_test_case log_clusters
 	atf_add_test_case softdep

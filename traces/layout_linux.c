@@ -387,8 +387,8 @@ ext_extents(struct ext *x, const unsigned char *node, size_t room,
 			if (b == NULL)
 				return -1;
 			r = ext_read(x, leaf, b) == -1 ||
-			        layout_add(l, leaf * x->bs, x->bs, x->c,
-			            x->rank) == -1
+			        layout_add(
+			            l, leaf * x->bs, x->bs, x->c, x->rank) == -1
 			    ? -1
 			    : ext_extents(x, b, x->bs, depth - 1, l);
 			free(b);
@@ -420,9 +420,8 @@ ext_indirect(struct ext *x, uint64_t blk, unsigned level, struct layout *l)
 
 		if (p == 0)
 			continue;
-		r = level > 1
-		    ? ext_indirect(x, p, level - 1, l)
-		    : layout_add(l, p * x->bs, x->bs, x->c, x->rank);
+		r = level > 1 ? ext_indirect(x, p, level - 1, l)
+		              : layout_add(l, p * x->bs, x->bs, x->c, x->rank);
 	}
 	free(b);
 	return r;
@@ -551,8 +550,8 @@ add_owned(struct walk *w, const struct owned *own, size_t nown)
 	qsort(w->dirs.v, w->dirs.n, sizeof(*w->dirs.v), by_u64);
 	for (size_t i = 0; i < nown; i++) {
 		int dir = w->dirs.n > 0 &&
-		    bsearch(&own[i].ino, w->dirs.v, w->dirs.n, sizeof(*w->dirs.v),
-		        by_u64) != NULL;
+		    bsearch(&own[i].ino, w->dirs.v, w->dirs.n,
+		        sizeof(*w->dirs.v), by_u64) != NULL;
 
 		if (layout_add(w->l, own[i].off, own[i].len,
 		        dir ? LAYOUT_DIR : LAYOUT_DATA, RANK_OWNED) == -1)
