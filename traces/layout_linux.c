@@ -535,7 +535,9 @@ ext_hidden(const char *node, const struct inos *links, struct layout *l,
 		    : ext_inode(&x, sb, (uint32_t)links->v[i], l);
 	if (r == -1)
 		snprintf(why, whylen,
-		    "%s: a hidden inode's map could not be read", node);
+		    "%s: a hidden inode's or a long link's map could not be "
+		    "read",
+		    node);
 out:
 	close(x.fd);
 	return r;
