@@ -184,6 +184,13 @@ extern const struct job_target_ops job_target_dir, job_target_ffs,
     job_target_ends;
 
 /*
+ * What the host's targets refuse (target_ffs.c): the first option given
+ * that only an ffs:IMAGE target takes (its kernel's: -O, --rump,
+ * --rump-mem), as "-O is for WHERE"; NULL when none is.
+ */
+const char *job_ffs_refused(const struct job_opts *o, const char *where);
+
+/*
  * A host target's phase (target_dir.c): fn(arg) in a child of its own,
  * the probe ticking meanwhile when ticking is set.
  */

@@ -39,13 +39,7 @@ struct dir {
 static const char *
 dir_refuse(const struct job_opts *o)
 {
-	if (o->mount_opts != NULL)
-		return "-O is for an ffs:IMAGE target";
-	if (o->rump_dir != NULL)
-		return "--rump is for an ffs:IMAGE target";
-	if (o->rump_mem_bytes != 0)
-		return "--rump-mem is for an ffs:IMAGE target";
-	return NULL;
+	return job_ffs_refused(o, "an ffs:IMAGE target");
 }
 
 static int

@@ -154,13 +154,7 @@ ends_end(struct job *j, int done)
 static const char *
 ends_refuse(const struct job_opts *o)
 {
-	if (o->mount_opts != NULL)
-		return "-O is for of=ffs:IMAGE";
-	if (o->rump_dir != NULL)
-		return "--rump is for of=ffs:IMAGE";
-	if (o->rump_mem_bytes != 0)
-		return "--rump-mem is for of=ffs:IMAGE";
-	return NULL;
+	return job_ffs_refused(o, "of=ffs:IMAGE");
 }
 
 const struct job_target_ops job_target_ends = {

@@ -108,6 +108,21 @@ struct ffs {
 	int ask, answer;
 };
 
+const char *
+job_ffs_refused(const struct job_opts *o, const char *where)
+{
+	static char why[128];
+	const char *opt = o->mount_opts != NULL ? "-O"
+	    : o->rump_dir != NULL               ? "--rump"
+	    : o->rump_mem_bytes != 0            ? "--rump-mem"
+	                                        : NULL;
+
+	if (opt == NULL)
+		return NULL;
+	snprintf(why, sizeof(why), "%s is for %s", opt, where);
+	return why;
+}
+
 /*
  * A host directory's options: the image's kernel has no NFS client and a
  * device of its own. (--drop-caches empties the host's cache, where the
