@@ -12,8 +12,67 @@
 # Usage: ktree_history.sh TARBALL DIR. The commits' authors and dates are
 # fixed, so the same tarball gives the same commit ids on every machine; a
 # DIR that already holds the four tags is left as it is.
+#
+#   ktree_history.sh -e COMMIT DIR
+#
+# makes COMMIT's edit alone (unrelated, regress or unrelated2) to the tree
+# in DIR, in place, with no git: the same change built beside a tree that
+# is not this history (tests/ktree_test.sh, virtio_verdicts).
 set -eu
 
+# check FILE PATTERN: the edit before it must have changed FILE.
+check()
+{
+	grep -q "$2" "$dir/$1" || {
+		echo "ktree_history.sh: $1: the edit did not apply" >&2
+		exit 1
+	}
+}
+
+# edit COMMIT: COMMIT's change to the files in $dir.
+edit()
+{
+	case $1 in
+	unrelated)
+		sed -i 's/"Kernel command line: %s\\n"/"Kernel command line (as given): %s\\n"/' \
+		    "$dir/init/main.c"
+		check init/main.c 'Kernel command line (as given)'
+		;;
+	regress)
+		# The cap alone would be undone: the block layer merges
+		# adjacent bios of one plug into one request. REQ_NOMERGE
+		# keeps each bio a request of its own, so a file's data
+		# reaches the disk in pieces of at most 32 KiB, and the data
+		# of small files written back together no longer goes out as
+		# one large request.
+		sed -i 's/bio = bio_alloc(bh->b_bdev, BIO_MAX_VECS, REQ_OP_WRITE, GFP_NOIO);/bio = bio_alloc(bh->b_bdev, EXT4_IO_MAX_VECS,\n\t\t\tREQ_OP_WRITE | REQ_NOMERGE, GFP_NOIO);/' \
+		    "$dir/fs/ext4/page-io.c"
+		sed -i 's/^static void io_submit_init_bio(struct ext4_io_submit \*io,$/\/* Short bios, each its own request: less for one writer to wait behind. *\/\n#define EXT4_IO_MAX_VECS 8\n\n&/' \
+		    "$dir/fs/ext4/page-io.c"
+		check fs/ext4/page-io.c 'EXT4_IO_MAX_VECS,'
+		check fs/ext4/page-io.c '^#define EXT4_IO_MAX_VECS 8'
+		;;
+	unrelated2)
+		sed -i 's/"mounted filesystem with%s. "/"mounted filesystem, with%s. "/' \
+		    "$dir/fs/ext4/super.c"
+		check fs/ext4/super.c '"mounted filesystem, with%s. "'
+		;;
+	*)
+		echo "ktree_history.sh: no commit '$1' in the history (unrelated, regress, unrelated2)" >&2
+		exit 2
+		;;
+	esac
+}
+
+if [ "${1:-}" = -e ]; then
+	[ $# -eq 3 ] && [ -f "$3/Makefile" ] || {
+		echo "usage: ktree_history.sh -e COMMIT DIR (DIR a kernel tree)" >&2
+		exit 2
+	}
+	dir=$3
+	edit "$2"
+	exit 0
+fi
 tarball=$1
 dir=$2
 
@@ -41,15 +100,6 @@ commit()
 	git -C "$dir" tag "$1"
 }
 
-# check FILE PATTERN: the edit before it must have changed FILE.
-check()
-{
-	grep -q "$2" "$dir/$1" || {
-		echo "ktree_history.sh: $1: the edit did not apply" >&2
-		exit 1
-	}
-}
-
 git -C "$dir" init -q
 git -C "$dir" config core.autocrlf false
 # Debian's top-level .gitignore ignores everything but debian/: the files
@@ -57,25 +107,12 @@ git -C "$dir" config core.autocrlf false
 git -C "$dir" add -f .
 commit base "Debian's linux-source-6.1 as shipped"
 
-sed -i 's/"Kernel command line: %s\\n"/"Kernel command line (as given): %s\\n"/' \
-    "$dir/init/main.c"
-check init/main.c 'Kernel command line (as given)'
+edit unrelated
 commit unrelated "init: say that the command line is printed as given"
 
-# The cap alone would be undone: the block layer merges adjacent bios of one
-# plug into one request. REQ_NOMERGE keeps each bio a request of its own, so
-# a file's data reaches the disk in pieces of at most 32 KiB, and the data of
-# small files written back together no longer goes out as one large request.
-sed -i 's/bio = bio_alloc(bh->b_bdev, BIO_MAX_VECS, REQ_OP_WRITE, GFP_NOIO);/bio = bio_alloc(bh->b_bdev, EXT4_IO_MAX_VECS,\n\t\t\tREQ_OP_WRITE | REQ_NOMERGE, GFP_NOIO);/' \
-    "$dir/fs/ext4/page-io.c"
-sed -i 's/^static void io_submit_init_bio(struct ext4_io_submit \*io,$/\/* Short bios, each its own request: less for one writer to wait behind. *\/\n#define EXT4_IO_MAX_VECS 8\n\n&/' \
-    "$dir/fs/ext4/page-io.c"
-check fs/ext4/page-io.c 'EXT4_IO_MAX_VECS,'
-check fs/ext4/page-io.c '^#define EXT4_IO_MAX_VECS 8'
+edit regress
 commit regress "ext4: write back in bios of at most 8 pages, unmerged"
 
-sed -i 's/"mounted filesystem with%s. "/"mounted filesystem, with%s. "/' \
-    "$dir/fs/ext4/super.c"
-check fs/ext4/super.c '"mounted filesystem, with%s. "'
+edit unrelated2
 commit unrelated2 "ext4: a comma in the mount message"
 git -C "$dir" checkout -q base

@@ -20,6 +20,9 @@
 #   history (tests/ktree_history.sh), built, gated and bisected. It needs
 #   a build of the history's base in the kbuild cache; without one it says
 #   SKIP and how to make it.
+# - On the virtio disk (virtio_verdicts): the history's regression and
+#   unrelated edit built beside the tests' UML kernel, which make check
+#   builds cold, so it runs wherever the UML cases do.
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -589,6 +592,70 @@ uml_verdicts_body()
 	no_leftovers
 }
 
+# The history's edits built beside the tests' UML kernel (contrib/uml.sh's
+# NAME-umtiny-HASH, which `make check` builds) and judged on the virtio
+# disk. Each edit is made in an overlay of that kernel's own tree, in a
+# mount namespace of its own, so the build is the seed's plus one file,
+# and the tree itself is never written.
+atf_test_case virtio_verdicts
+virtio_verdicts_head()
+{
+	atf_set "descr" "the history's regression and unrelated edit, built beside the tests' UML kernel and judged on the virtio disk with 6 seeds paired: the regression FAILs write.mean_bytes:-5% within 10 points of what TCG measured (-73.8%, docs/vm-machine.md), the unrelated edit PASSes at +0.0%"
+	atf_set "require.user" "root"
+	atf_set "timeout" "900"
+}
+virtio_verdicts_body()
+{
+	use_tmp
+	asan_build &&
+	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
+	seed=
+	for l in "$cache"/linux-source-6.1-umtiny-*/linux; do
+		[ -x "$l" ] && { seed=$(dirname "$l"); break; }
+	done
+	[ -n "$seed" ] ||
+	    atf_skip "no tests' UML kernel in $cache: make uml (contrib/uml.sh, which make check runs) builds it"
+	tree=$(readlink "$seed/source") && [ -f "$tree/Makefile" ] ||
+	    atf_skip "the tree $seed was built from is gone"
+	grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+	    atf_skip "this kernel has no overlay filesystem"
+	require_prog unshare
+	[ -f "$small" ] || atf_fail "missing $small"
+	for c in regress unrelated; do
+		mkdir -p "ov-$c/upper" "ov-$c/work"
+		unshare -m sh -c 'mount -t overlay overlay \
+		    -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" &&
+		    sh "$3" -e "$4" "$1" &&
+		    "$5" -a um -c tinyconfig -s "$6" -O "$7" "$1"' \
+		    sh "$tree" "$PWD/ov-$c" "$top/tests/ktree_history.sh" "$c" \
+		    "$kbuild" "$seed" "$PWD/$c" >"build-$c.out" 2>"build-$c.err" ||
+		    atf_fail "building $c beside $seed: $(tail -n 3 "build-$c.err" | tr '\n' ' ')"
+	done
+	grep -q EXT4_IO_MAX_VECS ov-regress/upper/fs/ext4/page-io.c &&
+	    grep -q '(as given)' ov-unrelated/upper/init/main.c ||
+	    atf_fail "the edits are not in their overlays"
+	! grep -q EXT4_IO_MAX_VECS "$tree/fs/ext4/page-io.c" &&
+	    ! grep -q '(as given)' "$tree/init/main.c" ||
+	    atf_fail "the seed's tree $tree was written"
+	atf_check -s exit:1 -o save:verdicts -e ignore "$ubc" vm -j 2 -n 6 --disk virtio \
+	    --fail-if write.mean_bytes:-5% -k "$seed" -k "$PWD/regress" \
+	    -k "$PWD/unrelated" -o r "$small"
+	fail=$(sed -n 's/^  FAIL write.mean_bytes:-5%: write.mean_bytes -\([0-9.]*\)% \[-\([0-9.]*\), -\([0-9.]*\)\] in .*regress.*/\1 \2 \3/p' verdicts)
+	[ -n "$fail" ] ||
+	    atf_fail "the regression is not a FAIL: $(grep -A3 Gates verdicts | tr '\n' ' ')"
+	set -- $fail
+	[ "$2" = "$1" ] && [ "$3" = "$1" ] ||
+	    atf_fail "the regression's interval is not the point $1 the seeds agree on: [$2, $3]"
+	awk -v c="$1" 'BEGIN { exit !(c >= 63.8 && c <= 83.8) }' ||
+	    atf_fail "the regression moved the mean write by -$1%, more than 10 points from TCG's -73.8%"
+	grep -q '^  PASS write.mean_bytes:-5%: write.mean_bytes +0.0% \[+0.0, +0.0\] in .*unrelated' verdicts ||
+	    atf_fail "the unrelated edit does not pass unchanged: $(grep -A3 Gates verdicts | tr '\n' ' ')"
+	grep -q 'write.mean_bytes .*paired' verdicts ||
+	    atf_fail "the runs were not paired by seed"
+	no_leftovers
+	echo "regression: -$1%" && grep -A4 '^Gates' verdicts
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case not_a_tree
@@ -603,4 +670,5 @@ atf_init_test_cases()
 	atf_add_test_case panic
 	atf_add_test_case from_source
 	atf_add_test_case uml_verdicts
+	atf_add_test_case virtio_verdicts
 }
