@@ -5,7 +5,8 @@
 #
 # kbuild is what building a kernel tree for `vm -k` needs (contrib/vm-kbuild.sh,
 # Debian's 6.1 source for the from-source tests, 6.12's for the UML patches'
-# variants); the tests take it too.
+# variants, the headers of Debian's current 6.1 kernel for a module built
+# apart: ktree_test:virtio_blk_patch); the tests take it too.
 # rump is what building NetBSD's FFS as rump kernel libraries needs (`make
 # rump`, contrib/rump.sh) and makefs for FFS images.
 #
@@ -18,7 +19,7 @@ test="tcpreplay kyua atf-sh libarchive-tools e2fsprogs xfsprogs btrfs-progs util
       bpftrace python3 python3-scipy librsvg2-bin tshark tcpdump chrony
       nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils libnfs-dev nfs-kernel-server clang valgrind
       iproute2 procps busybox-static qemu-system-x86 jq file git slurm-wlm munge"
-kbuild="linux-source-6.1 linux-source-6.12 flex bison bc libelf-dev libssl-dev ccache git"
+kbuild="linux-source-6.1 linux-source-6.12 linux-headers-amd64 flex bison bc libelf-dev libssl-dev ccache git"
 bench="hyperfine time libarchive-tools e2fsprogs linux-source-6.1 qemu-system-x86"
 rump="gcc libc6-dev zlib1g-dev xz-utils patch ccache makefs"
 

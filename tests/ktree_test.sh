@@ -22,7 +22,10 @@
 #   SKIP and how to make it.
 # - On the virtio disk (virtio_verdicts): the history's regression and
 #   unrelated edit built beside the tests' UML kernel, which make check
-#   builds cold, so it runs wherever the UML cases do.
+#   builds cold, so it runs wherever the UML cases do. A patch to the
+#   virtio-blk driver (virtio_blk_patch) gets the same verdict there as in
+#   Debian's 6.1 under TCG with the patched module (the package's headers:
+#   contrib/deps.sh).
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
 
@@ -592,21 +595,11 @@ uml_verdicts_body()
 	no_leftovers
 }
 
-# The history's edits built beside the tests' UML kernel (contrib/uml.sh's
-# NAME-umtiny-HASH, which `make check` builds) and judged on the virtio
-# disk. Each edit is made in an overlay of that kernel's own tree, in a
-# mount namespace of its own, so the build is the seed's plus one file,
-# and the tree itself is never written.
-atf_test_case virtio_verdicts
-virtio_verdicts_head()
+# The tests' UML kernel (contrib/uml.sh's NAME-umtiny-HASH, which `make
+# check` builds) in $seed and the tree it was built from in $tree, or a
+# skip; and what an overlay of that tree needs.
+uml_seed()
 {
-	atf_set "descr" "the history's regression and unrelated edit, built beside the tests' UML kernel and judged on the virtio disk with 6 seeds paired: the regression FAILs write.mean_bytes:-5% within 10 points of what TCG measured (-73.8%, docs/vm-machine.md), the unrelated edit PASSes at +0.0%"
-	atf_set "require.user" "root"
-	atf_set "timeout" "900"
-}
-virtio_verdicts_body()
-{
-	use_tmp
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
 	seed=
@@ -621,15 +614,50 @@ virtio_verdicts_body()
 	    atf_skip "this kernel has no overlay filesystem"
 	require_prog unshare
 	[ -f "$small" ] || atf_fail "missing $small"
+}
+
+# overlay_build NAME EDIT: the seed's kernel with the shell command EDIT
+# run in its tree first, built in ./NAME. The edit is made in an overlay of
+# the tree, mounted in a mount namespace of its own, so the build is the
+# seed's plus what EDIT changed, and the tree itself is never written
+# (the edited files stay in ov-NAME/upper).
+overlay_build()
+{
+	mkdir -p "ov-$1/upper" "ov-$1/work"
+	unshare -m sh -c 'mount -t overlay overlay \
+	    -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" &&
+	    (cd "$1" && eval "$3") &&
+	    "$4" -a um -c tinyconfig -s "$5" -O "$6" "$1"' \
+	    sh "$tree" "$PWD/ov-$1" "$2" "$kbuild" "$seed" "$PWD/$1" \
+	    >"build-$1.out" 2>"build-$1.err" ||
+	    atf_fail "building $1 beside $seed: $(tail -n 3 "build-$1.err" | tr '\n' ' ')"
+}
+
+# gate_fail FILE KERNEL: in $change, the change a FAIL of
+# write.mean_bytes:-5% gives KERNEL's result in vm's output FILE, as
+# "CHANGE LOW HIGH" (no signs), or a failure.
+gate_fail()
+{
+	change=$(sed -n "s/^  FAIL write.mean_bytes:-5%: write.mean_bytes -\([0-9.]*\)% \[-\([0-9.]*\), -\([0-9.]*\)\] in .*$2.*/\1 \2 \3/p" "$1")
+	[ -n "$change" ] ||
+	    atf_fail "$2 is not a FAIL: $(grep -A3 Gates "$1" | tr '\n' ' ')"
+}
+
+# The history's edits built beside the tests' UML kernel and judged on the
+# virtio disk.
+atf_test_case virtio_verdicts
+virtio_verdicts_head()
+{
+	atf_set "descr" "the history's regression and unrelated edit, built beside the tests' UML kernel and judged on the virtio disk with 6 seeds paired: the regression FAILs write.mean_bytes:-5% within 10 points of what TCG measured (-73.8%, docs/vm-machine.md), the unrelated edit PASSes at +0.0%"
+	atf_set "require.user" "root"
+	atf_set "timeout" "900"
+}
+virtio_verdicts_body()
+{
+	use_tmp
+	uml_seed
 	for c in regress unrelated; do
-		mkdir -p "ov-$c/upper" "ov-$c/work"
-		unshare -m sh -c 'mount -t overlay overlay \
-		    -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" &&
-		    sh "$3" -e "$4" "$1" &&
-		    "$5" -a um -c tinyconfig -s "$6" -O "$7" "$1"' \
-		    sh "$tree" "$PWD/ov-$c" "$top/tests/ktree_history.sh" "$c" \
-		    "$kbuild" "$seed" "$PWD/$c" >"build-$c.out" 2>"build-$c.err" ||
-		    atf_fail "building $c beside $seed: $(tail -n 3 "build-$c.err" | tr '\n' ' ')"
+		overlay_build $c "sh '$top/tests/ktree_history.sh' -e $c ."
 	done
 	grep -q EXT4_IO_MAX_VECS ov-regress/upper/fs/ext4/page-io.c &&
 	    grep -q '(as given)' ov-unrelated/upper/init/main.c ||
@@ -640,10 +668,8 @@ virtio_verdicts_body()
 	atf_check -s exit:1 -o save:verdicts -e ignore "$ubc" vm -j 2 -n 6 --disk virtio \
 	    --fail-if write.mean_bytes:-5% -k "$seed" -k "$PWD/regress" \
 	    -k "$PWD/unrelated" -o r "$small"
-	fail=$(sed -n 's/^  FAIL write.mean_bytes:-5%: write.mean_bytes -\([0-9.]*\)% \[-\([0-9.]*\), -\([0-9.]*\)\] in .*regress.*/\1 \2 \3/p' verdicts)
-	[ -n "$fail" ] ||
-	    atf_fail "the regression is not a FAIL: $(grep -A3 Gates verdicts | tr '\n' ' ')"
-	set -- $fail
+	gate_fail verdicts regress
+	set -- $change
 	[ "$2" = "$1" ] && [ "$3" = "$1" ] ||
 	    atf_fail "the regression's interval is not the point $1 the seeds agree on: [$2, $3]"
 	awk -v c="$1" 'BEGIN { exit !(c >= 63.8 && c <= 83.8) }' ||
@@ -654,6 +680,62 @@ virtio_verdicts_body()
 	    atf_fail "the runs were not paired by seed"
 	no_leftovers
 	echo "regression: -$1%" && grep -A4 '^Gates' verdicts
+}
+
+# A patch to the virtio-blk driver itself, judged on both machines that run
+# it: Debian's 6.1 kernel under TCG with the patched module in place of its
+# own (built against the package's headers), and the tests' UML kernel with
+# the same patch on the virtio disk.
+vblk_edit="sed -i 's/^\tblk_queue_max_hw_sectors(q, -1U);/\tblk_queue_max_hw_sectors(q, 64);/' drivers/block/virtio_blk.c && grep -q 'max_hw_sectors(q, 64);' drivers/block/virtio_blk.c"
+
+atf_test_case virtio_blk_patch
+virtio_blk_patch_head()
+{
+	atf_set "descr" "a patch to drivers/block/virtio_blk.c that caps a request at 32 KiB: Debian's 6.1 under TCG with the patched module and the tests' UML kernel on the virtio disk with the same patch both FAIL write.mean_bytes:-5%"
+	atf_set "require.user" "root"
+	atf_set "timeout" "900"
+}
+virtio_blk_patch_body()
+{
+	use_tmp
+	uml_seed
+	require_prog qemu-system-x86_64
+	debian61
+	rel=$(ls "$deb61/lib/modules")
+	hdr=/usr/src/linux-headers-$rel
+	[ -f "$hdr/Module.symvers" ] ||
+	    atf_skip "no headers for $rel in $hdr: apt-get install linux-headers-$rel (contrib/deps.sh test installs linux-headers-amd64)"
+	ver=$(make -s -C "$tree" kernelversion)
+	zcat "$deb61/usr/share/doc/linux-image-$rel/changelog.gz" | head -n 1 |
+	    grep -q "($ver+" ||
+	    atf_skip "$deb61 is not built from $ver, the version of $tree"
+	mod=kernel/drivers/block/virtio_blk.ko
+	[ -f "$deb61/lib/modules/$rel/$mod" ] ||
+	    atf_skip "virtio_blk is not a module in $rel"
+	# TCG: the module from the tree, patched, built against the headers.
+	mkdir -p m/drivers/block
+	cp "$tree/drivers/block/virtio_blk.c" m/drivers/block/
+	(cd m && eval "$vblk_edit") || atf_fail "the patch did not apply"
+	echo 'obj-m := virtio_blk.o' >m/drivers/block/Kbuild
+	make -s -C "$hdr" M="$PWD/m/drivers/block" modules >mod.out 2>&1 ||
+	    atf_fail "building virtio_blk.ko for $rel: $(tail -n 3 mod.out | tr '\n' ' ')"
+	cp -al "$deb61" pkg 2>/dev/null || cp -a "$deb61" pkg
+	rm "pkg/lib/modules/$rel/$mod"
+	cp m/drivers/block/virtio_blk.ko "pkg/lib/modules/$rel/$mod"
+	atf_check -s exit:1 -o save:tcg -e ignore "$ubc" vm -n auto \
+	    --fail-if write.mean_bytes:-5% -k "$deb61/boot/vmlinuz-$rel" \
+	    -k "$PWD/pkg/boot/vmlinuz-$rel" -o t "$small"
+	gate_fail tcg "$rel-ext4-2"
+	t=${change%% *}
+	cmp -s "$deb61/lib/modules/$rel/$mod" "$PWD/pkg/lib/modules/$rel/$mod" &&
+	    atf_fail "the package's own module was changed"
+	# UML: the same patch in an overlay of the seed's tree.
+	overlay_build vblk "$vblk_edit"
+	atf_check -s exit:1 -o save:uml -e ignore "$ubc" vm -j 2 -n 6 --disk virtio \
+	    --fail-if write.mean_bytes:-5% -k "$seed" -k "$PWD/vblk" -o u "$small"
+	gate_fail uml vblk
+	no_leftovers
+	echo "TCG: -$t%, UML on virtio: -${change%% *}%"
 }
 
 atf_init_test_cases()
@@ -671,4 +753,5 @@ atf_init_test_cases()
 	atf_add_test_case from_source
 	atf_add_test_case uml_verdicts
 	atf_add_test_case virtio_verdicts
+	atf_add_test_case virtio_blk_patch
 }
