@@ -16,8 +16,9 @@
 #   ktree_history.sh -e COMMIT DIR
 #
 # makes COMMIT's edit alone (unrelated, regress or unrelated2) to the tree
-# in DIR, in place, with no git: the same change built beside a tree that
-# is not this history (tests/ktree_test.sh, virtio_verdicts).
+# in DIR (or the part of one holding the file it edits), in place, with no
+# git: the same change built beside a tree that is not this history
+# (tests/ktree_test.sh, virtio_verdicts; bench/verdict_time.sh).
 set -eu
 
 # check FILE PATTERN: the edit before it must have changed FILE.
@@ -65,8 +66,8 @@ edit()
 }
 
 if [ "${1:-}" = -e ]; then
-	[ $# -eq 3 ] && [ -f "$3/Makefile" ] || {
-		echo "usage: ktree_history.sh -e COMMIT DIR (DIR a kernel tree)" >&2
+	[ $# -eq 3 ] && [ -d "$3" ] || {
+		echo "usage: ktree_history.sh -e COMMIT DIR (DIR a kernel tree, or the part of one COMMIT edits)" >&2
 		exit 2
 	}
 	dir=$3
