@@ -9,7 +9,10 @@
 #        made in an overlay of its tree, in a mount namespace of its own,
 #        and built with `vm-kbuild.sh -s BASE` (the file and the link);
 #        then `vm -j 2 -n 6 --disk virtio -k BASE -k NEW` (six seeds
-#        paired, the fewest that bound a 95% interval).
+#        paired, the fewest that bound a 95% interval). "base kept": the
+#        base's result of an earlier run kept, only NEW's six cells run
+#        and `compare` pairs them by seed (simulated time does not move
+#        the base's counts).
 #   TCG  Debian's 6.1 package (make kernels) is the base. ext4 is a module
 #        there, so the patched fs/ext4 of the package's own source is built
 #        alone against its headers (with ccache) and put in a copy of the
@@ -118,6 +121,11 @@ for a in $archives; do
 		timed uv "$ubc" vm -j 2 -n 6 --disk virtio --fail-if write.mean_bytes:-5% \
 		    -k "$seed" -k "$PWD/uml" -o "u-$pass-$name" "$a"
 		uverd=$(verdict)
+		base=$(ls "u-$pass-$name"/*-"$(basename "$seed")"-*.json)
+		timed kv sh -c '"$1" vm -j 2 -n 6 --disk virtio -k "$2" -o "$3" "$4" &&
+		    "$1" compare --fail-if write.mean_bytes:-5% "$5" "$3"/*.json' \
+		    sh "$ubc" "$PWD/uml" "k-$pass-$name" "$a" "$base"
+		kverd=$(verdict)
 		timed tb tcg_build
 		[ "$status" -eq 0 ] || { echo "tcg build failed:"; tail -n 5 last.out; exit 1; }
 		timed tv "$ubc" vm -n auto --fail-if write.mean_bytes:-5% \
@@ -127,7 +135,9 @@ for a in $archives; do
 	done
 	ut=$(echo "$ub $uv" | awk '{ printf "%.1f", $1 + $2 }')
 	tt=$(echo "$tb $tv" | awk '{ printf "%.1f", $1 + $2 }')
+	kt=$(echo "$ub $kv" | awk '{ printf "%.1f", $1 + $2 }')
 	echo "| $name | UML, virtio | $ub | $uv | $ut | $uverd |"
+	echo "| $name | UML, virtio, base kept | $ub | $kv | $kt | $kverd |"
 	echo "| $name | TCG | $tb | $tv | $tt | $tverd |"
-	echo "$name: TCG over UML $(echo "$tt $ut" | awk '{ printf "%.2f", $1 / $2 }')x, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "$name: TCG over UML $(echo "$tt $ut $kt" | awk '{ printf "%.2f (base kept: %.2f)", $1 / $2, $1 / $3 }')x, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
