@@ -97,7 +97,7 @@ tcg_build()
 	sh "$top/tests/ktree_history.sh" -e regress m &&
 	    make -s -j2 -C "$hdr" M="$PWD/m/fs/ext4" DEBIAN_KERNEL_USE_CCACHE=1 \
 	    CCACHE_DIR="${CCACHE_DIR:-$(dirname "$kcache")/ccache}" modules &&
-	    rm -rf pkg && { cp -al "$pkg" pkg 2>/dev/null || cp -a "$pkg" pkg; } &&
+	    rm -rf pkg && { cp -al "$pkg" pkg 2>/dev/null || { rm -rf pkg && cp -a "$pkg" pkg; }; } &&
 	    rm "pkg/lib/modules/$rel/kernel/fs/ext4/ext4.ko" &&
 	    cp m/fs/ext4/ext4.ko "pkg/lib/modules/$rel/kernel/fs/ext4/ext4.ko"
 }

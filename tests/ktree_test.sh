@@ -719,7 +719,7 @@ virtio_blk_patch_body()
 	echo 'obj-m := virtio_blk.o' >m/drivers/block/Kbuild
 	make -s -C "$hdr" M="$PWD/m/drivers/block" modules >mod.out 2>&1 ||
 	    atf_fail "building virtio_blk.ko for $rel: $(tail -n 3 mod.out | tr '\n' ' ')"
-	cp -al "$deb61" pkg 2>/dev/null || cp -a "$deb61" pkg
+	cp -al "$deb61" pkg 2>/dev/null || { rm -rf pkg && cp -a "$deb61" pkg; }
 	rm "pkg/lib/modules/$rel/$mod"
 	cp m/drivers/block/virtio_blk.ko "pkg/lib/modules/$rel/$mod"
 	atf_check -s exit:1 -o save:tcg -e ignore "$ubc" vm -n auto \
