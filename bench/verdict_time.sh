@@ -6,8 +6,8 @@
 # write.mean_bytes:-5%` against the unpatched kernel:
 #
 #   UML  the tests' UML kernel (contrib/uml.sh) is the base. The edit is
-#        made in an overlay of its tree, in a mount namespace of its own,
-#        and built with `vm-kbuild.sh -s BASE` (the file and the link);
+#        made in an overlay of its tree and built beside it
+#        (contrib/uml-overlay.sh: the file and the link);
 #        then `vm -j 2 -n 6 --disk virtio -k BASE -k NEW` (six seeds
 #        paired, the fewest that bound a 95% interval). "base kept": the
 #        base's result of an earlier run kept, only NEW's six cells run
@@ -15,8 +15,8 @@
 #        the base's counts).
 #   TCG  Debian's 6.1 package (make kernels) is the base. ext4 is a module
 #        there, so the patched fs/ext4 of the package's own source is built
-#        alone against its headers (with ccache) and put in a copy of the
-#        package; then `vm -n auto -k BASE -k COPY`. A patch to code built
+#        alone against its headers and put in a copy of the package
+#        (contrib/deb-module.sh, with ccache); then `vm -n auto -k BASE -k COPY`. A patch to code built
 #        into the kernel would rebuild and link a bzImage instead.
 #
 # Each step runs twice: the first warms the caches (ccache, the page
@@ -32,7 +32,6 @@ set -eu
 top=$1
 . "$top/bench/lib.sh"
 ubc=${UBC:-$top/ubcreplay}
-kcache=${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}
 archives=${ARCHIVES:-"$top/build/fixtures/small.tar.gz $top/build/fixtures/emacs-like.tar.gz"}
 
 skip()
@@ -42,17 +41,14 @@ skip()
 }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (an overlay mount)"
-seed=
-for l in "$kcache"/linux-source-6.1-umtiny-*/linux; do
-	[ -x "$l" ] && { seed=$(dirname "$l"); break; }
-done
-[ -n "$seed" ] || skip "no tests' UML kernel in $kcache (make uml)"
+l=$(sh "$top/contrib/uml.sh" -n 2>&1) || skip "${l#uml.sh: }"
+seed=$(dirname "$l")
 tree=$(readlink "$seed/source")
 pkg=$(ls -d "$top"/build/kernels/linux-image-6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -n "$pkg" ] || skip "no Debian 6.1 kernel under build/kernels (make kernels)"
 rel=$(ls "$pkg/lib/modules")
-hdr=/usr/src/linux-headers-$rel
-[ -f "$hdr/Module.symvers" ] || skip "no $hdr (apt-get install linux-headers-$rel)"
+[ -f "/usr/src/linux-headers-$rel/Module.symvers" ] ||
+    skip "no headers for $rel (apt-get install linux-headers-$rel)"
 ver=$(make -s -C "$tree" kernelversion)
 zcat "$pkg/usr/share/doc/linux-image-$rel/changelog.gz" | head -n 1 |
     grep -q "($ver+" || skip "$rel is not built from $ver, the UML tree's version"
@@ -74,14 +70,9 @@ timed()
 # The UML kernel with the edit, in ./uml (rebuilt by each call).
 uml_build()
 {
-	rm -rf uml ov
-	mkdir -p ov/upper ov/work
-	unshare -m sh -c 'mount -t overlay overlay \
-	    -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" &&
-	    sh "$3" -e regress "$1" &&
-	    "$4" -a um -c tinyconfig -s "$5" -O "$6" "$1"' \
-	    sh "$tree" "$PWD/ov" "$top/tests/ktree_history.sh" \
-	    "$top/contrib/vm-kbuild.sh" "$seed" "$PWD/uml"
+	rm -rf uml uml.overlay
+	sh "$top/contrib/uml-overlay.sh" "$seed" uml \
+	    "sh '$top/tests/ktree_history.sh' -e regress ."
 }
 
 # The package with the edited ext4 module, in ./pkg (the module rebuilt by
@@ -94,12 +85,9 @@ tcg_build()
 		cp "$tree"/fs/*.h m/fs/
 	fi
 	cp "$tree/fs/ext4/page-io.c" m/fs/ext4/page-io.c
+	rm -rf pkg
 	sh "$top/tests/ktree_history.sh" -e regress m &&
-	    make -s -j2 -C "$hdr" M="$PWD/m/fs/ext4" DEBIAN_KERNEL_USE_CCACHE=1 \
-	    CCACHE_DIR="${CCACHE_DIR:-$(dirname "$kcache")/ccache}" modules &&
-	    rm -rf pkg && { cp -al "$pkg" pkg 2>/dev/null || { rm -rf pkg && cp -a "$pkg" pkg; }; } &&
-	    rm "pkg/lib/modules/$rel/kernel/fs/ext4/ext4.ko" &&
-	    cp m/fs/ext4/ext4.ko "pkg/lib/modules/$rel/kernel/fs/ext4/ext4.ko"
+	    sh "$top/contrib/deb-module.sh" "$pkg" m fs/ext4 "$PWD/pkg"
 }
 
 # verdict: the gate's line of the last vm's output, or its failure.

@@ -6,7 +6,11 @@
 # (NAME-umtiny-HASH; with ccache): cold in minutes, a few seconds when
 # built. Prints the kernel program (DIR/linux).
 #
-#   sh contrib/uml.sh
+#   sh contrib/uml.sh [-n]
+#
+#   -n  never build: the program when it is built, else exit 3 with the
+#       reason (umtiny.why's, when a build failed): how the tests and
+#       benches that need it find it
 #
 # Exit 0 with the program on stdout; 3 when there is no source
 # (/usr/src/linux-source-6.1.tar.xz: apt-get install linux-source-6.1),
@@ -17,6 +21,12 @@ set -u
 
 me=uml.sh
 here=$(cd "$(dirname "$0")" && pwd)
+query=
+case ${1:-} in
+'') ;;
+-n) query=1 ;;
+*) echo "usage: sh contrib/uml.sh [-n]" >&2 && exit 2 ;;
+esac
 
 cache=${UBC_KBUILD_CACHE:-}
 if [ -z "$cache" ]; then
@@ -38,6 +48,16 @@ fail()
 tar=/usr/src/linux-source-6.1.tar.xz
 srcdir=${UBC_UML_SRC:-$(dirname "$cache")/src/um}
 tree=$srcdir/linux-source-6.1
+if [ -n "$query" ]; then
+	# vm-kbuild.sh's own name for the tree's tinyconfig build.
+	hash=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
+	linux=$cache/linux-source-6.1-umtiny-$hash/linux
+	[ -x "$linux" ] && [ -f "$tree/Makefile" ] && echo "$linux" && exit 0
+	msg="the tests' UML kernel is not built ($linux)"
+	[ ! -f "$why" ] || msg=$(cat "$why")
+	echo "$me: $msg: make uml builds it" >&2
+	exit 3
+fi
 if [ ! -f "$tree/Makefile" ]; then
 	[ -f "$tar" ] ||
 	    fail 3 "no kernel source: no $tree, no $tar (apt-get install linux-source-6.1)"

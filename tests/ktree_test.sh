@@ -595,19 +595,16 @@ uml_verdicts_body()
 	no_leftovers
 }
 
-# The tests' UML kernel (contrib/uml.sh's NAME-umtiny-HASH, which `make
-# check` builds) in $seed and the tree it was built from in $tree, or a
+# The tests' UML kernel (contrib/uml.sh's, which `make check` builds) in
+# $seed and the tree it was built from in $tree, or a
 # skip; and what an overlay of that tree needs.
 uml_seed()
 {
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
-	seed=
-	for l in "$cache"/linux-source-6.1-umtiny-*/linux; do
-		[ -x "$l" ] && { seed=$(dirname "$l"); break; }
-	done
-	[ -n "$seed" ] ||
-	    atf_skip "no tests' UML kernel in $cache: make uml (contrib/uml.sh, which make check runs) builds it"
+	l=$(sh "$top/contrib/uml.sh" -n 2>uml.why) ||
+	    atf_skip "$(sed 's/^uml.sh: //' uml.why)"
+	seed=$(dirname "$l")
 	tree=$(readlink "$seed/source") && [ -f "$tree/Makefile" ] ||
 	    atf_skip "the tree $seed was built from is gone"
 	grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
@@ -617,18 +614,11 @@ uml_seed()
 }
 
 # overlay_build NAME EDIT: the seed's kernel with the shell command EDIT
-# run in its tree first, built in ./NAME. The edit is made in an overlay of
-# the tree, mounted in a mount namespace of its own, so the build is the
-# seed's plus what EDIT changed, and the tree itself is never written
-# (the edited files stay in ov-NAME/upper).
+# run in an overlay of its tree, built in ./NAME (contrib/uml-overlay.sh:
+# the edited files in NAME.overlay/upper, the tree never written).
 overlay_build()
 {
-	mkdir -p "ov-$1/upper" "ov-$1/work"
-	unshare -m sh -c 'mount -t overlay overlay \
-	    -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" &&
-	    (cd "$1" && eval "$3") &&
-	    "$4" -a um -c tinyconfig -s "$5" -O "$6" "$1"' \
-	    sh "$tree" "$PWD/ov-$1" "$2" "$kbuild" "$seed" "$PWD/$1" \
+	sh "$top/contrib/uml-overlay.sh" "$seed" "$1" "$2" \
 	    >"build-$1.out" 2>"build-$1.err" ||
 	    atf_fail "building $1 beside $seed: $(tail -n 3 "build-$1.err" | tr '\n' ' ')"
 }
@@ -659,8 +649,8 @@ virtio_verdicts_body()
 	for c in regress unrelated; do
 		overlay_build $c "sh '$top/tests/ktree_history.sh' -e $c ."
 	done
-	grep -q EXT4_IO_MAX_VECS ov-regress/upper/fs/ext4/page-io.c &&
-	    grep -q '(as given)' ov-unrelated/upper/init/main.c ||
+	grep -q EXT4_IO_MAX_VECS regress.overlay/upper/fs/ext4/page-io.c &&
+	    grep -q '(as given)' unrelated.overlay/upper/init/main.c ||
 	    atf_fail "the edits are not in their overlays"
 	! grep -q EXT4_IO_MAX_VECS "$tree/fs/ext4/page-io.c" &&
 	    ! grep -q '(as given)' "$tree/init/main.c" ||
@@ -702,9 +692,6 @@ virtio_blk_patch_body()
 	require_prog qemu-system-x86_64
 	debian61
 	rel=$(ls "$deb61/lib/modules")
-	hdr=/usr/src/linux-headers-$rel
-	[ -f "$hdr/Module.symvers" ] ||
-	    atf_skip "no headers for $rel in $hdr: apt-get install linux-headers-$rel (contrib/deps.sh test installs linux-headers-amd64)"
 	ver=$(make -s -C "$tree" kernelversion)
 	zcat "$deb61/usr/share/doc/linux-image-$rel/changelog.gz" | head -n 1 |
 	    grep -q "($ver+" ||
@@ -717,14 +704,16 @@ virtio_blk_patch_body()
 	cp "$tree/drivers/block/virtio_blk.c" m/drivers/block/
 	(cd m && eval "$vblk_edit") || atf_fail "the patch did not apply"
 	echo 'obj-m := virtio_blk.o' >m/drivers/block/Kbuild
-	make -s -C "$hdr" M="$PWD/m/drivers/block" modules >mod.out 2>&1 ||
-	    atf_fail "building virtio_blk.ko for $rel: $(tail -n 3 mod.out | tr '\n' ' ')"
-	cp -al "$deb61" pkg 2>/dev/null || { rm -rf pkg && cp -a "$deb61" pkg; }
-	rm "pkg/lib/modules/$rel/$mod"
-	cp m/drivers/block/virtio_blk.ko "pkg/lib/modules/$rel/$mod"
+	sh "$top/contrib/deb-module.sh" "$deb61" m drivers/block "$PWD/pkg" \
+	    >mod.out 2>mod.err
+	case $? in
+	0) ;;
+	3) atf_skip "$(sed 's/^deb-module.sh: //' mod.err) (contrib/deps.sh test installs linux-headers-amd64)" ;;
+	*) atf_fail "the package with the patched module: $(cat mod.err)" ;;
+	esac
 	atf_check -s exit:1 -o save:tcg -e ignore "$ubc" vm -n auto \
 	    --fail-if write.mean_bytes:-5% -k "$deb61/boot/vmlinuz-$rel" \
-	    -k "$PWD/pkg/boot/vmlinuz-$rel" -o t "$small"
+	    -k "$(cat mod.out)" -o t "$small"
 	gate_fail tcg "$rel-ext4-2"
 	t=${change%% *}
 	cmp -s "$deb61/lib/modules/$rel/$mod" "$PWD/pkg/lib/modules/$rel/$mod" &&

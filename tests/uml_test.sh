@@ -14,9 +14,9 @@
 # printed (a benchmark's figure, not judged here).
 #
 # The UML kernel is $UBC_UML_LINUX, else the one `make check` builds
-# (contrib/uml.sh: 6.1 from tinyconfig, NAME-umtiny-HASH in the kbuild
-# cache), else the first other `contrib/vm-kbuild.sh -a um` built there
-# (NAME-um-HASH); without one the cases skip and say why (uml.sh's
+# (contrib/uml.sh -n finds it: 6.1 from tinyconfig in the kbuild cache),
+# else the first UML defconfig kernel `contrib/vm-kbuild.sh -a um` built
+# there (NAME-um-HASH); without one the cases skip and say why (uml.sh's
 # reason, when its build failed or found no source).
 
 . "$(atf_get_srcdir)/../../tests/lib.sh"
@@ -25,16 +25,14 @@ require_uml()
 {
 	linux=${UBC_UML_LINUX:-}
 	kcache=${UBC_KBUILD_CACHE:-/var/cache/ubcreplay/kbuild}
-	if [ -z "$linux" ]; then
-		for l in "$kcache"/*-umtiny-*/linux "$kcache"/*-um-*/linux; do
+	[ -n "$linux" ] || linux=$(sh "$top/contrib/uml.sh" -n 2>uml.why) || {
+		for l in "$kcache"/*-um-*/linux; do
 			[ -x "$l" ] && { linux=$l; break; }
 		done
-	fi
-	if [ -z "$linux" ] || [ ! -x "$linux" ]; then
-		why=
-		[ ! -f "$kcache/umtiny.why" ] || why="$(cat "$kcache/umtiny.why"); "
-		atf_skip "no UML kernel built: ${why}make uml (contrib/uml.sh, which make check runs) builds it, or set UBC_UML_LINUX"
-	fi
+	}
+	[ -n "$linux" ] ||
+	    atf_skip "$(sed 's/^uml.sh: //' uml.why) (or set UBC_UML_LINUX)"
+	[ -x "$linux" ] || atf_skip "UBC_UML_LINUX '$linux' is no program"
 	# ASan's shadow memory does not fit a UML guest's address space.
 	asan_build &&
 	    atf_skip "ubcreplay is built with ASan, which cannot run in a UML guest"
