@@ -3,8 +3,8 @@
  * at once, each polled in turn between naps, a signal stopping them all;
  * their runs in rounds of a few runs a boot, the cells in turn and their
  * order reversed each round (on a seeded machine each run a boot of its
- * own, on the seed after the cell's last); each result kept, a cell's
- * later boots in its first's "boots".
+ * own, on the seed after the cell's last, all side by side); each result
+ * kept, a cell's later boots in its first's "boots".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,15 +175,15 @@ seeded(const struct runner *r, const size_t *idx, size_t n)
 
 /*
  * How runs are laid out in time: the rounds, each *per runs a cell (the
- * first runs % rounds of them one more). On a seeded machine each run is
- * a boot of its own; a job of its own (runs < 1) boots once; one boot
+ * first runs % rounds of them one more; a seeded machine's runs are
+ * seeded_boots'): a job of its own (runs < 1) boots once; one boot
  * when round_runs is 0 or the runs fit one round (too few a side to
  * judge a gate by: 3 cannot bound a 95% interval); else rounds of at most
  * round_runs runs, an even number of them (A B, then B A), as alike as
  * they can be: 5 by 3 is 3 and 2, 7 by 3 is 2, 2, 2 and 1.
  */
 static int
-rounds(const struct runner *r, int seeded, int runs, int *per)
+rounds(const struct runner *r, int runs, int *per)
 {
 	int n;
 
@@ -191,9 +191,7 @@ rounds(const struct runner *r, int seeded, int runs, int *per)
 		*per = runs;
 		return 1;
 	}
-	if (seeded)
-		n = runs;
-	else if (r->round_runs <= 0)
+	if (r->round_runs <= 0)
 		n = 1;
 	else {
 		n = (runs + r->round_runs - 1) / r->round_runs;
@@ -204,24 +202,85 @@ rounds(const struct runner *r, int seeded, int runs, int *per)
 }
 
 /*
+ * On a seeded machine: the runs of the cells idx, each a boot of its own
+ * on its seed (the one after the cell's last, SEED + the runs it has, then
+ * on), all up to jobs at once, since on simulated time when a boot runs
+ * moves none of its counts: the seeds of one cell side by side, not only
+ * the cells. Each cell's results are kept in the order of their seeds,
+ * up to its first failure.
+ */
+static int
+seeded_boots(struct runner *r, const size_t *idx, json_t **const *into,
+    size_t n, int runs, int jobs)
+{
+	size_t nb = n * (size_t)runs;
+	size_t *order = calloc(nb, sizeof(*order));
+	long long *seed = calloc(nb, sizeof(*seed));
+	json_t **got = calloc(nb, sizeof(*got));
+	json_t ***to = calloc(nb, sizeof(*to));
+	int rc = -1;
+
+	if (order != NULL && seed != NULL && got != NULL && to != NULL) {
+		for (size_t m = 0; m < nb; m++) {
+			size_t k = m % n;
+			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
+
+			order[m] = idx[k];
+			seed[m] = r->seed + runner_doc_runs(*doc) +
+			    (long long)(m / n);
+			to[m] = &got[m];
+		}
+		rc = boot_once(r, order, to, nb, 1, seed, jobs);
+		for (size_t k = 0; k < n; k++) {
+			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
+			size_t m = k;
+
+			for (; m < nb && got[m] != NULL; m += n)
+				if (keep(doc, got[m]) == -1) {
+					json_decref(got[m]);
+					failed(r, idx[k], "out of memory");
+					rc = -1;
+					m += n;
+					break;
+				}
+			for (; m < nb; m += n)
+				json_decref(got[m]);
+		}
+		r->round += runs;
+	} else
+		failed(r, idx[0], "out of memory");
+	free(order);
+	free(seed);
+	free(got);
+	free(to);
+	return rc;
+}
+
+/*
  * The cells idx, each kept in *into[k], booted round by round: each round
  * every cell once for its share of the runs, in the matrix's order one
  * round and the reverse the next (A B, B A, A B, ...), the alternation
  * going on across calls (r->round), so that a change in the host's load
  * falls on every cell alike, and a steady drift nearly cancels over each
- * two rounds (exactly when they have as many runs). On a seeded machine a round
- * is one run, on the seed after the cell's last (SEED, SEED + 1, ...), the same
- * for every cell, so that the cells' runs pair up by seed.
+ * two rounds (exactly when they have as many runs). On a seeded machine,
+ * seeded_boots.
  */
 int
 runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
     size_t n, int runs, int jobs)
 {
-	size_t *order = calloc(n > 0 ? n : 1, sizeof(*order));
-	json_t ***slot = calloc(n > 0 ? n : 1, sizeof(*slot));
-	long long *seed = calloc(n > 0 ? n : 1, sizeof(*seed));
 	int sd = seeded(r, idx, n), per, nround, rc = 0;
+	size_t *order;
+	json_t ***slot;
+	long long *seed;
 
+	if (n > r->nturn)
+		r->nturn = n;
+	if (sd && runs >= 1)
+		return seeded_boots(r, idx, into, n, runs, jobs);
+	order = calloc(n > 0 ? n : 1, sizeof(*order));
+	slot = calloc(n > 0 ? n : 1, sizeof(*slot));
+	seed = calloc(n > 0 ? n : 1, sizeof(*seed));
 	if (order == NULL || slot == NULL || seed == NULL) {
 		free(order);
 		free(slot);
@@ -229,9 +288,7 @@ runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
 		failed(r, idx[0], "out of memory");
 		return -1;
 	}
-	if (n > r->nturn)
-		r->nturn = n;
-	nround = rounds(r, sd, runs, &per);
+	nround = rounds(r, runs, &per);
 	for (int j = 0; j < nround && rc == 0; j++, r->round++) {
 		for (size_t k = 0; k < n; k++) {
 			size_t at = r->round % 2 == 0 ? k : n - 1 - k;

@@ -150,7 +150,9 @@ struct runner_cell_ops {
 	/*
 	 * Whether cell i runs on a seeded machine (UML): its runs are then
 	 * boots of one run each, on the seeds after its last, the same for
-	 * every cell, so that the cells' runs pair up by seed.
+	 * every cell, so that the cells' runs pair up by seed; the boots of
+	 * one cell may run side by side, so start must not let two boots of
+	 * cell i share anything but what they only read.
 	 */
 	int (*seeded)(void *ctx, size_t i);
 	/*
@@ -235,8 +237,8 @@ void runner_close(struct runner *r);
  * runs each (0: the job's own), each result kept: in rounds of at most
  * round_runs runs a boot, each round every cell in turn, in idx's order
  * one round and the reverse the next (A B, B A, ...); on a seeded machine
- * as many rounds of one run. -1 when one failed (each failure reported) or
- * a signal came (every cell stopped).
+ * a boot a run, every boot of every cell up to jobs at once. -1 when one
+ * failed (each failure reported) or a signal came (every cell stopped).
  */
 int runner_cells(
     struct runner *r, const size_t *idx, size_t n, int runs, int jobs);

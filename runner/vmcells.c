@@ -30,9 +30,13 @@ seeded(void *ctx, size_t i)
 	return vm->conf[i].kernel->machine == VM_MACHINE_UML;
 }
 
-/* A cell under way: its vm/ cell, and its index in conf. */
+/*
+ * A cell under way: its vm/ cell, the cell's conf with the seed of this
+ * boot (a cell's seeds boot side by side), and its index in conf.
+ */
 struct vmcell {
 	struct vm_cell c;
+	struct vm_cell_conf conf;
 	size_t i;
 };
 
@@ -48,10 +52,11 @@ start(void *ctx, size_t i, int runs, long long seed, char *err, size_t errlen)
 	}
 	if (runs >= 1)
 		snprintf(vm->runs_arg, 16, "%d", runs);
+	h->conf = vm->conf[i];
 	if (seed >= 0)
-		vm->conf[i].seed = seed;
+		h->conf.seed = seed;
 	h->i = i;
-	vm_cell_init(&h->c, &vm->conf[i]);
+	vm_cell_init(&h->c, &h->conf);
 	if (vm_cell_prepare(&h->c, err, errlen) == -1 ||
 	    vm_cell_start(&h->c, err, errlen) == -1) {
 		vm_cell_cleanup(&h->c);

@@ -32,6 +32,7 @@ struct fake {
 	double factor[MAX_CELLS]; /* the cell's write sizes against 1 */
 	int seeded;
 	int polls;             /* polls before a cell ends */
+	int later_sooner;      /* a cell's later boots end sooner */
 	int fail_cell;         /* a cell whose start fails, -1 none */
 	int starts[MAX_CELLS]; /* boots of each cell */
 	int runs[MAX_CELLS];   /* the runs asked of its last boot */
@@ -139,8 +140,8 @@ f_start(void *ctx, size_t i, int runs, long long seed, char *err, size_t len)
 	ATF_REQUIRE(h != NULL);
 	h->cell = i;
 	h->runs = runs > 0 ? runs : 1;
-	h->left = f->polls;
 	h->seq = f->starts[i]++;
+	h->left = f->polls + (f->later_sooner ? 16 - h->seq : 0);
 	h->at = f->nstart;
 	if (f->nstart < 256) {
 		f->start_cell[f->nstart] = (int)i;
@@ -462,6 +463,31 @@ ATF_TC_BODY(cells_scheduled, tc)
 		ATF_CHECK_EQ(runner_runs(&r, i), 3);
 		ATF_CHECK_EQ(
 		    json_array_size(json_object_get(r.doc[i], "boots")), 2);
+	}
+	teardown(&r, &f);
+
+	/*
+	 * Seeded, -j 3: one cell's seeds boot side by side, and its results
+	 * are kept in the order of their seeds, whatever order they end in
+	 * (here the later the sooner); a second call goes on from seed 5.
+	 */
+	setup(tc, &r, &f, 1, "write.mean_bytes:-10%");
+	f.seeded = 1;
+	f.later_sooner = 1;
+	r.seed = 1;
+	ATF_REQUIRE(runner_cells(&r, idx, 1, 4, 3) == 0);
+	ATF_CHECK_EQ(f.most_live, 3);
+	ATF_REQUIRE(runner_cells(&r, idx, 1, 2, 3) == 0);
+	ATF_CHECK_EQ(f.starts[0], 6);
+	for (int b = 0; b < 6; b++) {
+		json_t *boots = json_object_get(r.doc[0], "boots");
+		json_t *doc = b == 0 ? r.doc[0] : json_array_get(boots, b - 1);
+		json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+
+		ATF_CHECK_EQ(f.seed[0][b], 1 + b);
+		ATF_CHECK_EQ_MSG(
+		    json_integer_value(json_object_get(run, "run")),
+		    b * 1000 + 1, "boot %d kept out of its seed's order", b);
 	}
 	teardown(&r, &f);
 }
