@@ -29,7 +29,7 @@
 #	UBC=the binary (default TOP/ubcreplay); ARCHIVES="A B" (the default:
 #	TOP/build/fixtures/small.tar.gz and emacs-like.tar.gz)
 set -eu
-top=$1
+top=$(cd "$1" && pwd)
 . "$top/bench/lib.sh"
 ubc=${UBC:-$top/ubcreplay}
 archives=${ARCHIVES:-"$top/build/fixtures/small.tar.gz $top/build/fixtures/emacs-like.tar.gz"}
