@@ -16,8 +16,9 @@
 #   TCG  Debian's 6.1 package (make kernels) is the base. ext4 is a module
 #        there, so the patched fs/ext4 of the package's own source is built
 #        alone against its headers and put in a copy of the package
-#        (contrib/deb-module.sh, with ccache); then `vm -n auto -k BASE -k COPY`. A patch to code built
-#        into the kernel would rebuild and link a bzImage instead.
+#        (contrib/deb-module.sh, with ccache); then `vm -n auto -k BASE
+#        -k COPY`. A patch to code built into the kernel would rebuild
+#        and link a bzImage instead.
 #
 # Each step runs twice: the first warms the caches (ccache, the page
 # cache), the second is timed. Archives: the small and the emacs-like
