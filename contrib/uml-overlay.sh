@@ -32,13 +32,13 @@ tree=$(readlink "$seed/source") && [ -f "$tree/Makefile" ] ||
     die 2 "SEED '$1': the tree it was built from (its link source) is gone"
 [ ! -e "$2" ] && [ ! -e "$2.overlay" ] ||
     die 2 "OUT '$2' or '$2.overlay' exists already"
+grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+    die 1 "this kernel has no overlay filesystem"
+command -v unshare >/dev/null || die 1 "no unshare (util-linux)"
 mkdir -p "$2.overlay/upper" "$2.overlay/work" ||
     die 2 "cannot make '$2.overlay'"
 out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 ov=$out.overlay
-grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
-    die 1 "this kernel has no overlay filesystem"
-command -v unshare >/dev/null || die 1 "no unshare (util-linux)"
 
 # In the namespace: exit 4 when nothing was built (the mount or the edit
 # failed; the overlay is removed), 1 when the build failed (OUT and the
