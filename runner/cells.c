@@ -221,30 +221,32 @@ seeded_boots(struct runner *r, const size_t *idx, json_t **const *into,
 	int rc = -1;
 
 	if (order != NULL && seed != NULL && got != NULL && to != NULL) {
-		for (size_t m = 0; m < nb; m++) {
-			size_t k = m % n;
+		for (size_t k = 0; k < n; k++) {
 			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
+			long long next = r->seed + runner_doc_runs(*doc);
 
-			order[m] = idx[k];
-			seed[m] = r->seed + runner_doc_runs(*doc) +
-			    (long long)(m / n);
-			to[m] = &got[m];
+			for (size_t m = k; m < nb; m += n) {
+				order[m] = idx[k];
+				seed[m] = next++;
+				to[m] = &got[m];
+			}
 		}
 		rc = boot_once(r, order, to, nb, 1, seed, jobs);
 		for (size_t k = 0; k < n; k++) {
 			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
-			size_t m = k;
+			int whole = 1;
 
-			for (; m < nb && got[m] != NULL; m += n)
-				if (keep(doc, got[m]) == -1) {
-					json_decref(got[m]);
+			for (size_t m = k; m < nb; m += n) {
+				if (whole && got[m] != NULL &&
+				    keep(doc, got[m]) == 0)
+					continue;
+				if (whole && got[m] != NULL) {
 					failed(r, idx[k], "out of memory");
 					rc = -1;
-					m += n;
-					break;
 				}
-			for (; m < nb; m += n)
+				whole = 0;
 				json_decref(got[m]);
+			}
 		}
 		r->round += runs;
 	} else
