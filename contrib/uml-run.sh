@@ -183,6 +183,12 @@ if [ -n "$serve" ]; then
 	server="$serve -i $disk -d $work"
 	[ "$vmodel" = - ] || server="$server -m $vmodel"
 	server="$server --"
+	# The model's charges for the guest's CPU go on its command line, as
+	# vm puts them (0004); vublk_serve has checked the file's values.
+	[ "$vmodel" = - ] || modelarg=$(awk '{ sub(/#.*/, "") }
+	    $1 ~ /^cpu_(syscall|kib|bio|bio_kib)_ns$/ { v[$1] = $2; any += $2 }
+	    END { if (any) printf "uml_cpu=%d,%d,%d,%d", v["cpu_syscall_ns"],
+	        v["cpu_kib_ns"], v["cpu_bio_ns"], v["cpu_bio_kib_ns"] }' "$vmodel")
 fi
 start=$(date +%s.%N)
 TMPDIR=$mem_dir setarch x86_64 -R $server "$linux" mem="$mem" $clock \

@@ -265,6 +265,18 @@ if vm["disk"] == "virtio":
             "depth": 64, "seg_max": 254,
             "size_max": 0, "blk_size": 512, "num_queues": 1}
     arg = "virtio_uml.device=/tmp/ubcreplay-uml/vublk.sock:2"
+    # The CPU's charges, as the model file says them, all four when one
+    # is not 0, and on the guest's command line.
+    cpu = ["cpu_syscall_ns", "cpu_kib_ns", "cpu_bio_ns", "cpu_bio_kib_ns"]
+    said = dict.fromkeys(cpu, 0)
+    for line in open(want["file"]) if want["file"] else []:
+        w = line.split("#")[0].split()
+        if len(w) == 2 and w[0] in said:
+            said[w[0]] = int(w[1])
+    if any(said.values()):
+        want.update(said)
+        if "uml_cpu=%d,%d,%d,%d" % tuple(said[k] for k in cpu) not in vm["cmdline"]:
+            fail("the charges %r not on the command line %r" % (said, vm["cmdline"]))
     # The guest without wakeup preemption (vm/vm_impl.h), as it said.
     if vm.get("sched_features") != "NO_WAKEUP_PREEMPTION":
         fail("sched_features %r" % vm.get("sched_features"))
@@ -587,6 +599,69 @@ vm_virtio_faults_cleanup()
 	return 0
 }
 
+atf_test_case vm_virtio_cpu cleanup
+vm_virtio_cpu_head()
+{
+	atf_set descr "the model's CPU charges (uml_cpu=, uml-patches/0004): the extraction's simulated time, as the guest's own clock reads it, grows with the charge a system call, twice the charge twice the time; counts identical beside two CPU hogs; the charges recorded; a UML kernel without 0004 refused, naming it"
+	atf_set timeout 300
+}
+vm_virtio_cpu_body()
+{
+	require_uml
+	require_tree
+	require_virtio
+	grep -aq 'uml_cpu=' "$linux" ||
+	    atf_skip "'$linux' has no uml_cpu= (contrib/uml-patches/0004): make uml rebuilds it"
+	use_tmp
+	printf 'cpu_syscall_ns 10000\n' >c1.model
+	printf 'cpu_syscall_ns 20000\n' >c2.model
+	vm_run c0 --disk virtio
+	vm_run c1 --disk virtio --disk-model c1.model
+	vm_run c2 --disk virtio --disk-model c2.model
+	hogs_start
+	vm_run c1hog --disk virtio --disk-model c1.model
+	hogs_stop
+	same_counts "two cells of one charged model, one beside CPU hogs" \
+	    c1.json.counts c1hog.json.counts
+	# The extraction writes nothing to the disk (it all waits for sync),
+	# so its simulated time is the charges: none without them, at least
+	# 10 us for each of the job's write() calls with them, and twice as
+	# much at twice the charge (the same calls).
+	ext='[p for p in d["runs"][0]["phases"] if p["phase"] == "extract"][0]'
+	e0=$(json c0.json "$ext[\"elapsed_ns\"]")
+	e1=$(json c1.json "$ext[\"elapsed_ns\"]")
+	e2=$(json c2.json "$ext[\"elapsed_ns\"]")
+	w=$(json c1.json "$ext[\"app_write\"][\"ops\"]")
+	echo "extract: $e0 ns uncharged, $e1 ns at 10 us a call, $e2 ns at 20 us; $w write() calls"
+	[ "$e0" -lt 5000000 ] ||
+	    atf_fail "the uncharged extraction took $e0 ns of simulated time"
+	[ "$e1" -ge $((w * 10000)) ] ||
+	    atf_fail "at 10 us a system call the extraction took $e1 ns, less than its $w write() calls' $((w * 10)) us"
+	awk -v a="$e1" -v b="$e2" -v z="$e0" \
+	    'BEGIN { r = (b - z) / (a - z); exit !(r > 1.95 && r < 2.05) }' ||
+	    atf_fail "twice the charge made the extraction $e2 ns against $e1 ns, not twice"
+	[ "$(json c1.json 'd["vm"]["disk_model"]["cpu_syscall_ns"]')" = 10000 ] ||
+	    atf_fail "the charge is not in the result's model"
+	[ "$(json c0.json '"cpu_syscall_ns" in d["vm"]["disk_model"]')" = False ] ||
+	    atf_fail "an uncharged model records charges"
+	# A copy of the kernel without the option is refused before it boots.
+	python3 - "$linux" nocpu <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b.replace(b"uml_cpu=\0", b"uml_cpX=\0"))
+PY
+	chmod +x nocpu
+	atf_check -s exit:2 -o empty \
+	    -e match:"UML kernel 'nocpu' cannot charge the guest's CPU" \
+	    "$ubc" vm --disk virtio --disk-model c1.model -k nocpu "$small"
+	rm nocpu
+	no_leftovers
+}
+vm_virtio_cpu_cleanup()
+{
+	hogs_stop
+}
+
 atf_test_case vm_bad_input
 vm_bad_input_head()
 {
@@ -718,6 +793,7 @@ atf_init_test_cases()
 	atf_add_test_case vm_bad_input
 	atf_add_test_case vm_virtio
 	atf_add_test_case vm_virtio_faults
+	atf_add_test_case vm_virtio_cpu
 	atf_add_test_case compare_kinds
 	atf_add_test_case seeds
 }

@@ -6,7 +6,8 @@
  * read from the strings those functions match: "time-travel-start=" (the
  * tree was configured with UML_TIME_TRAVEL_SUPPORT), "ubd_model=" and
  * "uml_seed=" (the project's patches 0002 and 0003, contrib/uml-patches):
- * without them the machine is not deterministic, and vm refuses it. Its
+ * without them the machine is not deterministic, and vm refuses it;
+ * "uml_cpu=" (0004), which a model that charges the guest's CPU needs. Its
  * release is the first word after "Linux version " in its banner.
  */
 #include <sys/stat.h>
@@ -188,6 +189,7 @@ vm_uml_open(struct vm_kernel *k, const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	snprintf(k->version, sizeof(k->version), "%s", k->release);
+	k->uml_cpu = has(data, have, "uml_cpu=");
 	patches(k, path);
 	r = vm_sha256_file(path, k->sha256, err, errlen);
 out:

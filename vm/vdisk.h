@@ -49,12 +49,22 @@
  * What the guest is told: the segments a request may have (seg_max), the
  * bytes one segment may hold (size_max, 0: no limit), the logical block
  * size (blk_size), one queue.
+ *
+ * The guest's own work, charged in its simulated time by its kernel
+ * (uml_cpu=, contrib/uml-patches/0004; 0 charges nothing): each system
+ * call cpu_syscall_ns, each KiB copied between user and kernel memory
+ * cpu_kib_ns, each bio submitted cpu_bio_ns and cpu_bio_kib_ns a KiB it
+ * carries.
  */
 struct vdisk_model {
 	int64_t latency_ns;
 	int64_t ns_per_kib;
 	int64_t flush_ns;
 	int64_t irq_ns;
+	int64_t cpu_syscall_ns;
+	int64_t cpu_kib_ns;
+	int64_t cpu_bio_ns;
+	int64_t cpu_bio_kib_ns;
 	uint32_t depth;
 	uint32_t seg_max;
 	uint32_t size_max;

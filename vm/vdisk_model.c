@@ -37,6 +37,11 @@ vdisk_model_default(struct vdisk_model *m)
 	 * "Where the merging goes").
 	 */
 	m->irq_ns = 4000000;
+	/* The guest's work costs nothing (docs/vm-machine.md). */
+	m->cpu_syscall_ns = 0;
+	m->cpu_kib_ns = 0;
+	m->cpu_bio_ns = 0;
+	m->cpu_bio_kib_ns = 0;
 	m->depth = 64;
 	/* What QEMU tells a guest for a ring of 256 (seg_max: size - 2). */
 	m->seg_max = 254;
@@ -83,6 +88,11 @@ static const struct key keys[] = {
     K64(flush_ns, 0, 1000000000000ULL, NULL),
     /* Completions are signalled together at each multiple of it. */
     K64(irq_ns, 0, 1000000000ULL, NULL),
+    /* The guest's kernel reads them as int (get_options). */
+    K64(cpu_syscall_ns, 0, 1000000000ULL, NULL),
+    K64(cpu_kib_ns, 0, 1000000000ULL, NULL),
+    K64(cpu_bio_ns, 0, 1000000000ULL, NULL),
+    K64(cpu_bio_kib_ns, 0, 1000000000ULL, NULL),
     /* The ring holds 256 descriptors (virtio_uml's queue size). */
     K32(depth, 0, 1, 256, NULL),
     /* virtio_blk uses at most 2 + seg_max descriptors

@@ -94,6 +94,8 @@ struct vm_kernel {
 	 * a line, from contrib/vm-kbuild.sh's kbuild.patches beside it.
 	 */
 	char patches[1024];
+	/* UML: it takes uml_cpu= (contrib/uml-patches/0004). */
+	int uml_cpu;
 };
 
 /*
