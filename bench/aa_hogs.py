@@ -77,27 +77,38 @@ def rows(ledger):
         return [line.rstrip("\n").split("\t") for line in f if line.strip()]
 
 
+def judged(every):
+    """The trials the gate judged after the hogs started: a guest that
+    failed (ERROR) says nothing about the gate, and a trial that ended
+    before the hogs nothing about them."""
+    return [r for r in every if float(r[5]) >= 0 and
+            r[1] in ("PASS", "UNDECIDED", "FAIL")]
+
+
 def report(ident, ledger, a):
     every = rows(ledger)
     got = [r for r in every if float(r[5]) >= 0]
-    n = len(got)
     verdicts = [r[1] for r in got]
+    n = len(judged(every))
     fails = verdicts.count("FAIL")
     lo, hi = wilson(fails, n)
     print("identity %s: %s against itself, gate %s, --boot-runs %d; hogs "
           "started halfway through the first look; %d trials ended before "
           "them (not counted)" % (ident, os.path.basename(a.kernel), a.gate,
-                                  a.boot_runs, len(every) - n))
-    if n == 0:
+                                  a.boot_runs, len(every) - len(got)))
+    if not got:
         print("no trials yet")
         return
     secs = [float(r[4]) for r in got]
     frac = [float(r[5]) / float(r[4]) for r in got if float(r[4]) > 0]
-    print("%d trials: PASS %d, UNDECIDED %d, FAIL %d, other %d; %.0f s a "
-          "trial (median), the hogs from %.2f to %.2f of it" % (
-              n, verdicts.count("PASS"), verdicts.count("UNDECIDED"), fails,
-              n - fails - verdicts.count("PASS") - verdicts.count("UNDECIDED"),
-              statistics.median(secs), min(frac), max(frac)))
+    print("%d trials: PASS %d, UNDECIDED %d, FAIL %d, other %d (a guest "
+          "that failed: not counted); %.0f s a trial (median), the hogs "
+          "from %.2f to %.2f of it" % (
+              len(got), verdicts.count("PASS"), verdicts.count("UNDECIDED"),
+              fails, len(got) - n, statistics.median(secs), min(frac),
+              max(frac)))
+    if n == 0:
+        return
     print("wrong FAILs %d/%d = %.1f%% [%.1f, %.1f] (Wilson 95%%); the promise "
           "%.1f%%: %s" % (fails, n, 100.0 * fails / n, 100 * lo, 100 * hi,
                           100 * PROMISE,
@@ -157,7 +168,8 @@ def main():
     ap.add_argument("--boot-runs", type=int, default=3)
     ap.add_argument("--trials", type=int, default=0)
     ap.add_argument("--until", type=int, default=0,
-                    help="until the ledger holds this many trials")
+                    help="until the ledger holds this many trials that "
+                    "met the hogs and ended in a verdict")
     ap.add_argument("--ledger", default=os.environ.get(
         "UBC_AA", "/var/cache/ubcreplay/aa"))
     ap.add_argument("--report", action="store_true")
@@ -179,7 +191,7 @@ def main():
     try:
         done = 0
         while (done < a.trials if a.trials else
-               len([r for r in rows(ledger) if float(r[5]) >= 0]) < a.until):
+               len(judged(rows(ledger))) < a.until):
             past = [float(r[4]) for r in rows(ledger)]
             half = min(past) / 2 if past else FIRST_HALF
             line = trial(a, work, half)

@@ -54,7 +54,9 @@ if [ -n "$query" ]; then
 	linux=$cache/linux-source-6.1-umtiny-$hash/linux
 	[ -x "$linux" ] && [ -f "$tree/Makefile" ] && echo "$linux" && exit 0
 	msg="the tests' UML kernel is not built ($linux)"
-	[ ! -f "$why" ] || msg=$(cat "$why")
+	[ ! -x "$linux" ] ||
+	    msg="the tests' UML kernel ($linux) is built, but the tree it was built from is gone ($tree)"
+	[ -x "$linux" ] || [ ! -f "$why" ] || msg=$(cat "$why")
 	echo "$me: $msg: make uml builds it" >&2
 	exit 3
 fi
