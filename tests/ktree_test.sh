@@ -189,7 +189,11 @@ umlsrc()
 {
 	t=/usr/src/linux-source-$1.tar.xz
 	[ -f "$t" ] || atf_skip "no $t (apt-get install linux-source-$1)"
-	files=$(sed -n 's#^+++ b/\([^	 ]*\).*#\1#p' "$top"/contrib/uml-patches/*.patch | sort -u)
+	# The files the patches change; not those they make (a hunk from
+	# line 0: the tarball has no such file).
+	files=$(awk '/^\+\+\+ b\// { f = substr($2, 3) }
+	    /^@@ / && f != "" { if ($2 != "-0,0") print f; f = "" }' \
+	    "$top"/contrib/uml-patches/*.patch | sort -u)
 	mkdir -p "$2" && tar -xJf "$t" -C "$2" --strip-components=1 --occurrence \
 	    $(printf "linux-source-$1/%s\n" $files) || atf_fail "cannot extract $files from $t"
 	fake_kconfig "$2"
@@ -216,8 +220,8 @@ uml_patch_variants_body()
 	uml=$top/contrib/uml-patches
 	for t in t61 t612; do
 		case $t in
-		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch" ;;
-		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch" ;;
+		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch 0004-cpu-charge.patch" ;;
+		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch 0004-cpu-charge.patch" ;;
 		esac
 		atf_check -s exit:0 -o inline:"$PWD/o$t\n" -e save:err \
 		    "$kbuild" -n -a um -O "$PWD/o$t" $t
@@ -229,7 +233,8 @@ uml_patch_variants_body()
 		done
 		grep -q 'ubd_model=' $t/arch/um/drivers/ubd_kern.c &&
 		    grep -q 'xstate_buf' $t/arch/x86/um/os-Linux/registers.c &&
-		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c ||
+		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c &&
+		    grep -q 'uml_cpu=' $t/arch/um/kernel/cpu_charge.c ||
 		    atf_fail "$t: the tree lacks the patches' changes"
 		[ -z "$(find $t -name '*.orig' -o -name '*.rej')" ] ||
 		    atf_fail "$t: patch left $(find $t -name '*.orig' -o -name '*.rej')"
