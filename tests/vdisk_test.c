@@ -53,14 +53,17 @@ ATF_TC_BODY(model_file, tc)
 	    vdisk_model_read("noirq", &m, err, sizeof(err)) == 0, "%s", err);
 	ATF_CHECK_EQ(m.irq_ns, 0);
 	/* The guest's CPU is charged nothing unless the file says so. */
-	ATF_CHECK(
-	    m.cpu_syscall_ns == 0 && m.cpu_kib_ns == 0 && m.cpu_bio_ns == 0);
-	put("cpu", "cpu_syscall_ns 7000\ncpu_kib_ns 300\ncpu_bio_ns 0\n");
+	ATF_CHECK(m.cpu_syscall_ns == 0 && m.cpu_kib_ns == 0 &&
+	    m.cpu_bio_ns == 0 && m.cpu_bio_kib_ns == 0);
+	put("cpu",
+	    "cpu_syscall_ns 7000\ncpu_kib_ns 300\ncpu_bio_ns 0\n"
+	    "cpu_bio_kib_ns 15\n");
 	ATF_REQUIRE_MSG(
 	    vdisk_model_read("cpu", &m, err, sizeof(err)) == 0, "%s", err);
 	ATF_CHECK_EQ(m.cpu_syscall_ns, 7000);
 	ATF_CHECK_EQ(m.cpu_kib_ns, 300);
 	ATF_CHECK_EQ(m.cpu_bio_ns, 0);
+	ATF_CHECK_EQ(m.cpu_bio_kib_ns, 15);
 	/* The guest's kernel reads them as int: a second at most. */
 	put("cpubig", "cpu_bio_ns 1000000001\n");
 	ATF_CHECK(vdisk_model_read("cpubig", &m, err, sizeof(err)) == -1);
