@@ -87,7 +87,7 @@ esac
 case $seed in
 '' | *[!0-9]*) die "-r '$seed': a number" ;;
 esac
-serve=
+serve= cpuarg=
 if [ -n "$vmodel" ]; then
 	[ -z "$model" ] || die "-d is ubd's model, -V the virtio disk's: one of them"
 	serve=$here/../build/tests/vublk_serve
@@ -95,6 +95,8 @@ if [ -n "$vmodel" ]; then
 	if [ "$vmodel" != - ]; then
 		[ -f "$vmodel" ] || die "-V '$vmodel': no such file"
 		vmodel=$(cd "$(dirname "$vmodel")" && pwd)/$(basename "$vmodel")
+		cpuarg=$("$serve" -c -m "$vmodel") ||
+		    die "-V '$vmodel': the model is refused (above)"
 	fi
 fi
 linux=$1
@@ -183,12 +185,8 @@ if [ -n "$serve" ]; then
 	server="$serve -i $disk -d $work"
 	[ "$vmodel" = - ] || server="$server -m $vmodel"
 	server="$server --"
-	# The model's charges for the guest's CPU go on its command line, as
-	# vm puts them (0004); vublk_serve has checked the file's values.
-	[ "$vmodel" = - ] || modelarg=$(awk '{ sub(/#.*/, "") }
-	    $1 ~ /^cpu_(syscall|kib|bio|bio_kib)_ns$/ { v[$1] = $2; any += $2 }
-	    END { if (any) printf "uml_cpu=%d,%d,%d,%d", v["cpu_syscall_ns"],
-	        v["cpu_kib_ns"], v["cpu_bio_ns"], v["cpu_bio_kib_ns"] }' "$vmodel")
+	# The model's charges for the guest's CPU, the word vm gives it (0004).
+	modelarg=$cpuarg
 fi
 start=$(date +%s.%N)
 TMPDIR=$mem_dir setarch x86_64 -R $server "$linux" mem="$mem" $clock \

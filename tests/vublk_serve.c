@@ -8,6 +8,9 @@
  *
  *	vublk_serve -i disk.img -m disk.model -d DIR -- linux mem=512M \
  *	    time-travel=ext:DIR/time.sock virtio_uml.device=DIR/vublk.sock:2 ...
+ *
+ * With -c it only prints the guest's command-line word for the model's
+ * CPU charges (uml_cpu=..., or nothing), as vm passes it, and exits.
  */
 #include <sys/wait.h>
 
@@ -23,7 +26,8 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: vublk_serve -i image [-m model] -d dir -- command ...\n");
+	    "usage: vublk_serve -i image [-m model] -d dir -- command ...\n"
+	    "       vublk_serve -c [-m model]\n");
 	exit(2);
 }
 
@@ -33,11 +37,14 @@ main(int argc, char **argv)
 	struct vdisk_conf c = {0};
 	struct vublk_stats st = {0};
 	const char *model = NULL;
-	char err[512];
-	int opt, status = 0;
+	char err[512], cpu[80];
+	int opt, status = 0, cpu_only = 0;
 
-	while ((opt = getopt(argc, argv, "i:m:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "ci:m:d:")) != -1) {
 		switch (opt) {
+		case 'c':
+			cpu_only = 1;
+			break;
 		case 'i':
 			c.image = optarg;
 			break;
@@ -51,13 +58,18 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (c.image == NULL || c.dir == NULL || optind >= argc)
+	if (!cpu_only && (c.image == NULL || c.dir == NULL || optind >= argc))
 		usage();
 	if (model == NULL)
 		vdisk_model_default(&c.model);
 	else if (vdisk_model_read(model, &c.model, err, sizeof(err)) == -1) {
 		fprintf(stderr, "vublk_serve: %s\n", err);
 		return 2;
+	}
+	if (cpu_only) {
+		vdisk_model_cpu_arg(&c.model, cpu, sizeof(cpu));
+		printf("%s\n", cpu);
+		return 0;
 	}
 	if (vdisk_serve(&c, argv + optind, &status, &st, err, sizeof(err)) ==
 	    -1) {

@@ -60,18 +60,11 @@ vm_uml_seed(const struct vm_cell_conf *c)
 }
 
 int
-vm_uml_cpu_charged(const struct vdisk_model *m)
-{
-	return m->cpu_syscall_ns != 0 || m->cpu_kib_ns != 0 ||
-	    m->cpu_bio_ns != 0 || m->cpu_bio_kib_ns != 0;
-}
-
-int
 vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
     size_t errlen)
 {
 	long long seed = vm_uml_seed(c);
-	char clock[128], model[96], disk[128];
+	char clock[128], model[96], cpu[80], disk[128];
 	int n;
 
 	/*
@@ -79,9 +72,8 @@ vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
 	 * the virtio disk's is its server's, which is also the clock.
 	 */
 	if (c->vdisk != NULL) {
-		const struct vdisk_model *m = c->vdisk;
-
-		if (vm_uml_cpu_charged(m) && !c->kernel->uml_cpu) {
+		if (vdisk_model_cpu_arg(c->vdisk, cpu, sizeof(cpu)) &&
+		    !c->kernel->uml_cpu) {
 			snprintf(err, errlen,
 			    "UML kernel '%s' cannot charge the guest's CPU "
 			    "(the model's cpu_* keys): build it with "
@@ -92,13 +84,7 @@ vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
 		}
 		snprintf(clock, sizeof(clock),
 		    "time-travel=ext:" VM_UML_DIR "/time.sock");
-		model[0] = '\0';
-		if (vm_uml_cpu_charged(m))
-			snprintf(model, sizeof(model),
-			    " uml_cpu=%lld,%lld,%lld,%lld",
-			    (long long)m->cpu_syscall_ns,
-			    (long long)m->cpu_kib_ns, (long long)m->cpu_bio_ns,
-			    (long long)m->cpu_bio_kib_ns);
+		snprintf(model, sizeof(model), "%s%s", cpu[0] ? " " : "", cpu);
 		snprintf(disk, sizeof(disk),
 		    "virtio_uml.device=" VM_UML_DIR "/vublk.sock:2");
 	} else {
@@ -194,7 +180,7 @@ json_t *
 vm_uml_vdisk_json(const struct vm_cell_conf *c)
 {
 	const struct vdisk_model *m = c->vdisk;
-
+	char word[80];
 	json_t *o = json_pack(
 	    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kind",
 	    "virtio", "latency_ns", (json_int_t)m->latency_ns, "ns_per_kib",
@@ -208,7 +194,7 @@ vm_uml_vdisk_json(const struct vm_cell_conf *c)
 	 * The CPU's charges only when there are any: a model without them is
 	 * the one results from before them recorded, and compares equal.
 	 */
-	if (o != NULL && vm_uml_cpu_charged(m)) {
+	if (o != NULL && vdisk_model_cpu_arg(m, word, sizeof(word))) {
 		json_t *cpu = json_pack("{s:I, s:I, s:I, s:I}",
 		    "cpu_syscall_ns", (json_int_t)m->cpu_syscall_ns,
 		    "cpu_kib_ns", (json_int_t)m->cpu_kib_ns, "cpu_bio_ns",

@@ -93,6 +93,12 @@ int vdisk_model_read(
  * When a request of bytes (flush: a flush) that the device takes at now_ns
  * completes; advances the state.
  */
+/*
+ * The guest's command-line word for m's CPU charges (uml_cpu=, read by
+ * contrib/uml-patches/0004) into buf: "uml_cpu=S,K,B,BK", or "" when m
+ * charges nothing. 1 when it charges, else 0.
+ */
+int vdisk_model_cpu_arg(const struct vdisk_model *m, char *buf, size_t len);
 int64_t vdisk_model_done_ns(const struct vdisk_model *m,
     struct vdisk_model_state *st, int64_t now_ns, uint64_t bytes, int flush);
 

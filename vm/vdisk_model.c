@@ -50,6 +50,21 @@ vdisk_model_default(struct vdisk_model *m)
 	m->num_queues = 1;
 }
 
+int
+vdisk_model_cpu_arg(const struct vdisk_model *m, char *buf, size_t len)
+{
+	int charged = m->cpu_syscall_ns != 0 || m->cpu_kib_ns != 0 ||
+	    m->cpu_bio_ns != 0 || m->cpu_bio_kib_ns != 0;
+
+	if (!charged)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "uml_cpu=%lld,%lld,%lld,%lld",
+		    (long long)m->cpu_syscall_ns, (long long)m->cpu_kib_ns,
+		    (long long)m->cpu_bio_ns, (long long)m->cpu_bio_kib_ns);
+	return charged;
+}
+
 /*
  * A key's values: min to max, or also 0 (ZERO_OK: size_max, no limit), or
  * only the powers of two between (POW2: blk_size); why says where a bound

@@ -96,9 +96,6 @@ long long vm_uml_seed(const struct vm_cell_conf *c);
 int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
     char *err, size_t errlen);
 
-/* Whether model m charges the guest's CPU (cpu_*: uml_cpu=, 0004). */
-int vm_uml_cpu_charged(const struct vdisk_model *m);
-
 /*
  * The virtio disk's model of cell c (c->vdisk not NULL) as JSON, for its
  * plan (what it measures) and its result: {"kind": "virtio", the fields
