@@ -249,7 +249,7 @@ probes_cleanup()
 atf_test_case class_gate cleanup
 class_gate_head()
 {
-	atf_set descr "a gate on a class metric fails on a change that moves that class (ext4 -o dirsync's journal commits), names it, and passes one that does not move"
+	atf_set descr "a gate on a class metric fails on a change that moves that class (ext4 -o dirsync's journal commits), names it, and passes one on the data it does not move"
 	atf_set timeout 600
 }
 class_gate_body()
@@ -268,9 +268,12 @@ class_gate_body()
 	# The size gate's failure names the class that made the small writes.
 	atf_check -s exit:1 -o match:"moved most: journal \+" -e ignore "$ubc" \
 	    compare --fail-if write.mean_bytes:-20% plain.json dirsync.json
-	# The directories' blocks are written as often either way.
-	atf_check -s exit:0 -o match:"PASS write.class.dir.ops:\+50%" -e ignore \
-	    "$ubc" compare --fail-if write.class.dir.ops:+50% plain.json dirsync.json
+	# The files' data is written in as many requests either way (about
+	# 150 a run, within a few percent). Not the directories' blocks: 3 to
+	# 5 a run, so that one request more in a run of plain's and one less
+	# in dirsync's make an interval that holds +50% (a CI run's UNDECIDED).
+	atf_check -s exit:0 -o match:"PASS write.class.data.ops:\+50%" -e ignore \
+	    "$ubc" compare --fail-if write.class.data.ops:+50% plain.json dirsync.json
 }
 class_gate_cleanup()
 {
