@@ -97,6 +97,8 @@ if [ -n "$vmodel" ]; then
 		vmodel=$(cd "$(dirname "$vmodel")" && pwd)/$(basename "$vmodel")
 		cpuarg=$("$serve" -c -m "$vmodel") ||
 		    die "-V '$vmodel': the model is refused (above)"
+	else
+		cpuarg=$("$serve" -c) || die "$serve -c failed"
 	fi
 fi
 linux=$1
@@ -185,7 +187,8 @@ if [ -n "$serve" ]; then
 	server="$serve -i $disk -d $work"
 	[ "$vmodel" = - ] || server="$server -m $vmodel"
 	server="$server --"
-	# The model's charges for the guest's CPU, the word vm gives it (0004).
+	# The model's words for the guest's CPU, as vm gives them (0004's
+	# charges, 0005's yield).
 	modelarg=$cpuarg
 fi
 start=$(date +%s.%N)

@@ -187,10 +187,15 @@ mk()
 # by number: NNNN-*.patch are one change's variants, one for each kernel
 # line (0002-x.patch for 6.1, 0002-x-6.12.patch for 6.12). A variant whose
 # reverse applies is there already; else the first that applies is
-# applied. When none fits, the error names the number and every variant
-# tried, and the ones this run applied are reverted: the tree is as it
-# was. When all fit, the one used for each number, with its sha256, is
-# listed in $obj/kbuild.patches.
+# applied. A later number may change what an earlier one made (0005 in
+# 0004's file), so what is there already is found from the last number
+# down, each reverse taken in a copy of the files the patches touch before
+# the next is tried. When none fits, the error names the number and every
+# variant tried, and the ones this run applied are reverted: the tree is
+# as it was. When all fit, the one used for each number, with its sha256,
+# is listed in $obj/kbuild.patches. A hunk may move (a tree of another
+# point release, or with the patch under test) but not change: no fuzz,
+# and no .orig files beside.
 umlp=$here/uml-patches
 uml_applied=
 uml_fits()
@@ -200,19 +205,48 @@ uml_fits()
 uml_undo()
 {
 	for a in $uml_applied; do
-		patch -d "$tree" -p1 -R -F0 -s -f <"$umlp/$a" >>"$log" 2>&1 ||
+		patch -d "$tree" -p1 -R -F0 -s -f --no-backup-if-mismatch <"$umlp/$a" >>"$log" 2>&1 ||
 		    echo "$me: could not revert $a in $tree" >&2
 	done
+}
+# uml_in NUMBERS: the variants already in the tree, one a line; 1 when
+# the patches' files could not be copied.
+uml_in()
+{
+	scratch=$(mktemp -d) || return 1
+	sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' "$umlp"/*.patch | sort -u |
+	    while IFS= read -r f; do
+		[ ! -e "$tree/$f" ] || {
+			mkdir -p "$scratch/$(dirname "$f")" &&
+			    cp "$tree/$f" "$scratch/$f"
+		} || exit 1
+	    done || {
+		rm -rf "$scratch"
+		return 1
+	}
+	for n in $(echo "$1" | sort -rn); do
+		for p in $(cd "$umlp" && echo "$n"-*.patch); do
+			patch -d "$scratch" -p1 -R -F0 -s -f --dry-run \
+			    <"$umlp/$p" >/dev/null 2>&1 || continue
+			patch -d "$scratch" -p1 -R -F0 -s -f <"$umlp/$p" \
+			    >/dev/null 2>&1 && echo "$p"
+			break
+		done
+	done
+	rm -rf "$scratch"
 }
 uml_patches()
 {
 	rec=
-	for n in $(ls "$umlp" | sed -n 's/^\([0-9][0-9]*\)-.*\.patch$/\1/p' | sort -u); do
+	nums=$(ls "$umlp" | sed -n 's/^\([0-9][0-9]*\)-.*\.patch$/\1/p' | sort -u)
+	in=$(uml_in "$nums") ||
+	    die "cannot copy the files contrib/uml-patches touch from '$tree' to see which are in"
+	for n in $nums; do
 		variants=$(cd "$umlp" && echo "$n"-*.patch)
 		use=
 		how=
 		for p in $variants; do
-			uml_fits "$p" -R && use=$p how="already in" && break
+			echo "$in" | grep -qx "$p" && use=$p how="already in" && break
 		done
 		[ -n "$use" ] || for p in $variants; do
 			uml_fits "$p" -N && use=$p how="applied to" && break
@@ -222,7 +256,7 @@ uml_patches()
 			die "uml-patches $n: no variant fits '$tree' (not this tree's UML code, or changed by hand; the tree is as it was); tried: $variants"
 		}
 		if [ "$how" = "applied to" ]; then
-			patch -d "$tree" -p1 -N -F0 -s -f <"$umlp/$use" >>"$log" 2>&1 || {
+			patch -d "$tree" -p1 -N -F0 -s -f --no-backup-if-mismatch <"$umlp/$use" >>"$log" 2>&1 || {
 				uml_undo
 				die "'$umlp/$use' failed to apply to '$tree' after a clean dry run (see $log)"
 			}

@@ -189,10 +189,12 @@ umlsrc()
 {
 	t=/usr/src/linux-source-$1.tar.xz
 	[ -f "$t" ] || atf_skip "no $t (apt-get install linux-source-$1)"
-	# The files the patches change; not those they make (a hunk from
-	# line 0: the tarball has no such file).
+	# The files the patches change; not those one of them makes (a hunk
+	# from line 0: the tarball has no such file), which a later one may
+	# change (0005 the file 0004 makes).
 	files=$(awk '/^\+\+\+ b\// { f = substr($2, 3) }
-	    /^@@ / && f != "" { if ($2 != "-0,0") print f; f = "" }' \
+	    /^@@ / && f != "" { if ($2 == "-0,0") made[f] = 1; else seen[f] = 1; f = "" }
+	    END { for (f in seen) if (!(f in made)) print f }' \
 	    "$top"/contrib/uml-patches/*.patch | sort -u)
 	mkdir -p "$2" && tar -xJf "$t" -C "$2" --strip-components=1 --occurrence \
 	    $(printf "linux-source-$1/%s\n" $files) || atf_fail "cannot extract $files from $t"
@@ -220,8 +222,8 @@ uml_patch_variants_body()
 	uml=$top/contrib/uml-patches
 	for t in t61 t612; do
 		case $t in
-		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch 0004-cpu-charge.patch" ;;
-		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch 0004-cpu-charge.patch" ;;
+		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch" ;;
+		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch" ;;
 		esac
 		atf_check -s exit:0 -o inline:"$PWD/o$t\n" -e save:err \
 		    "$kbuild" -n -a um -O "$PWD/o$t" $t
@@ -234,7 +236,9 @@ uml_patch_variants_body()
 		grep -q 'ubd_model=' $t/arch/um/drivers/ubd_kern.c &&
 		    grep -q 'xstate_buf' $t/arch/x86/um/os-Linux/registers.c &&
 		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c &&
-		    grep -q 'uml_cpu=' $t/arch/um/kernel/cpu_charge.c ||
+		    grep -q 'uml_cpu=' $t/arch/um/kernel/cpu_charge.c &&
+		    grep -q 'uml_bio_yield' $t/arch/um/kernel/cpu_charge.c &&
+		    grep -q 'uml_cpu_bio_submit' $t/block/blk-core.c ||
 		    atf_fail "$t: the tree lacks the patches' changes"
 		[ -z "$(find $t -name '*.orig' -o -name '*.rej')" ] ||
 		    atf_fail "$t: patch left $(find $t -name '*.orig' -o -name '*.rej')"

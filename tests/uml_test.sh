@@ -209,7 +209,9 @@ assert ask(1, 2**64 - 1, 1)[:2] == (0, 1)   # START: ACK
 assert ask(2, 5000, 2)[:2] == (0, 2)        # REQUEST 5000: ACK
 assert ask(3, 2**64 - 1, 3)[:2] == (0, 3)   # WAIT: ACK, then
 op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
-assert (op, t) == (7, 105000), (op, t)      # free until 5000 + latency
+# Free until the earliest a request kicked from now could reach it:
+# 5000 + latency (100 us), at the next interrupt (4 ms).
+assert (op, t) == (7, 4000000), (op, t)
 s.sendall(struct.pack("<IIQ", 0, seq, 0))
 op, seq, t = struct.unpack("<IIQ", s.recv(16, socket.MSG_WAITALL))
 assert (op, t) == (6, 5000), (op, t)        # RUN at 5000
@@ -265,18 +267,25 @@ if vm["disk"] == "virtio":
             "depth": 64, "seg_max": 254,
             "size_max": 0, "blk_size": 512, "num_queues": 1}
     arg = "virtio_uml.device=/tmp/ubcreplay-uml/vublk.sock:2"
-    # The CPU's charges, as the model file says them, all four when one
-    # is not 0, and on the guest's command line.
+    # The CPU's charges, as the model file says them over the defaults,
+    # all four when one is not 0, and on the guest's command line; so
+    # the yield before an unplugged bio (1 by default).
     cpu = ["cpu_syscall_ns", "cpu_kib_ns", "cpu_bio_ns", "cpu_bio_kib_ns"]
-    said = dict.fromkeys(cpu, 0)
+    said = dict(zip(cpu, [39000, 10200, 0, 0]), cpu_bio_yield=1)
     for line in open(want["file"]) if want["file"] else []:
         w = line.split("#")[0].split()
         if len(w) == 2 and w[0] in said:
             said[w[0]] = int(w[1])
-    if any(said.values()):
-        want.update(said)
+    if any(said[k] for k in cpu):
+        want.update((k, said[k]) for k in cpu)
         if "uml_cpu=%d,%d,%d,%d" % tuple(said[k] for k in cpu) not in vm["cmdline"]:
             fail("the charges %r not on the command line %r" % (said, vm["cmdline"]))
+    elif "uml_cpu=" in vm["cmdline"]:
+        fail("charges on the command line %r, none in the model" % vm["cmdline"])
+    if said["cpu_bio_yield"]:
+        want["cpu_bio_yield"] = 1
+    if ("uml_bio_yield" in vm["cmdline"].split()) != bool(said["cpu_bio_yield"]):
+        fail("cpu_bio_yield %d, command line %r" % (said["cpu_bio_yield"], vm["cmdline"]))
     # The guest without wakeup preemption (vm/vm_impl.h), as it said.
     if vm.get("sched_features") != "NO_WAKEUP_PREEMPTION":
         fail("sched_features %r" % vm.get("sched_features"))
@@ -599,10 +608,32 @@ vm_virtio_faults_cleanup()
 	return 0
 }
 
+# phase RESULT PHASE EXPR: EXPR (a Python subscript, and what follows it)
+# of PHASE's object in RESULT's first run.
+phase()
+{
+	json "$1" "[p for p in d[\"runs\"][0][\"phases\"] if p[\"phase\"] == \"$2\"][0]$3"
+}
+
+# without_option WORD OUT: a copy of the UML kernel in OUT whose setup
+# string WORD (an option it takes) is spelled otherwise, as a kernel built
+# without the patch that adds it would lack it.
+without_option()
+{
+	python3 - "$linux" "$2" "$1" <<'PY' || atf_fail "cannot copy $linux"
+import sys
+b = open(sys.argv[1], "rb").read()
+w = sys.argv[3].encode()
+assert w + b"\0" in b, "no %r in the kernel" % w
+open(sys.argv[2], "wb").write(b.replace(w + b"\0", w[:-1] + b"X\0"))
+PY
+	chmod +x "$2"
+}
+
 atf_test_case vm_virtio_cpu cleanup
 vm_virtio_cpu_head()
 {
-	atf_set descr "the model's CPU charges (uml_cpu=, uml-patches/0004): the extraction's simulated time, as the guest's own clock reads it, grows with the charge a system call, twice the charge twice the time; counts identical beside two CPU hogs; the charges recorded; a UML kernel without 0004 refused, naming it"
+	atf_set descr "the model's CPU charges (uml_cpu=, uml-patches/0004): the extraction's simulated time, as the guest's own clock reads it, grows with the charge a system call, twice the charge twice the time; counts identical beside two CPU hogs; the charges recorded; a UML kernel without 0004, or without 0005 for the default model's yield, refused, naming it"
 	atf_set timeout 300
 }
 vm_virtio_cpu_body()
@@ -612,10 +643,13 @@ vm_virtio_cpu_body()
 	require_virtio
 	grep -aq 'uml_cpu=' "$linux" ||
 	    atf_skip "'$linux' has no uml_cpu= (contrib/uml-patches/0004): make uml rebuilds it"
+	grep -aq 'uml_bio_yield' "$linux" ||
+	    atf_skip "'$linux' has no uml_bio_yield (contrib/uml-patches/0005): make uml rebuilds it"
 	use_tmp
-	printf 'cpu_syscall_ns 10000\n' >c1.model
-	printf 'cpu_syscall_ns 20000\n' >c2.model
-	vm_run c0 --disk virtio
+	printf 'cpu_syscall_ns 0\ncpu_kib_ns 0\n' >c0.model
+	printf 'cpu_syscall_ns 10000\ncpu_kib_ns 0\n' >c1.model
+	printf 'cpu_syscall_ns 20000\ncpu_kib_ns 0\n' >c2.model
+	vm_run c0 --disk virtio --disk-model c0.model
 	vm_run c1 --disk virtio --disk-model c1.model
 	vm_run c2 --disk virtio --disk-model c2.model
 	hogs_start
@@ -627,11 +661,10 @@ vm_virtio_cpu_body()
 	# so its simulated time is the charges: none without them, at least
 	# 10 us for each of the job's write() calls with them, and twice as
 	# much at twice the charge (the same calls).
-	ext='[p for p in d["runs"][0]["phases"] if p["phase"] == "extract"][0]'
-	e0=$(json c0.json "$ext[\"elapsed_ns\"]")
-	e1=$(json c1.json "$ext[\"elapsed_ns\"]")
-	e2=$(json c2.json "$ext[\"elapsed_ns\"]")
-	w=$(json c1.json "$ext[\"app_write\"][\"ops\"]")
+	e0=$(phase c0.json extract '["elapsed_ns"]')
+	e1=$(phase c1.json extract '["elapsed_ns"]')
+	e2=$(phase c2.json extract '["elapsed_ns"]')
+	w=$(phase c1.json extract '["app_write"]["ops"]')
 	echo "extract: $e0 ns uncharged, $e1 ns at 10 us a call, $e2 ns at 20 us; $w write() calls"
 	[ "$e0" -lt 5000000 ] ||
 	    atf_fail "the uncharged extraction took $e0 ns of simulated time"
@@ -645,21 +678,64 @@ vm_virtio_cpu_body()
 	[ "$(json c0.json '"cpu_syscall_ns" in d["vm"]["disk_model"]')" = False ] ||
 	    atf_fail "an uncharged model records charges"
 	# A copy of the kernel without the option is refused before it boots.
-	python3 - "$linux" nocpu <<'PY'
-import sys
-b = open(sys.argv[1], "rb").read()
-open(sys.argv[2], "wb").write(b.replace(b"uml_cpu=\0", b"uml_cpX=\0"))
-PY
-	chmod +x nocpu
+	without_option uml_cpu= nocpu
 	atf_check -s exit:2 -o empty \
 	    -e match:"UML kernel 'nocpu' cannot charge the guest's CPU" \
 	    "$ubc" vm --disk virtio --disk-model c1.model -k nocpu "$small"
-	rm nocpu
+	# So is one without the yield, with the default model (0005).
+	without_option uml_bio_yield noyield
+	atf_check -s exit:2 -o empty \
+	    -e match:"UML kernel 'noyield' cannot yield before an unplugged bio .*0005" \
+	    "$ubc" vm --disk virtio -k noyield "$small"
+	rm nocpu noyield
 	no_leftovers
 }
 vm_virtio_cpu_cleanup()
 {
 	hogs_stop
+}
+
+atf_test_case vm_virtio_yield
+vm_virtio_yield_head()
+{
+	atf_set descr "the default model's yield before an unplugged bio (uml_bio_yield, uml-patches/0005): xfs's log leaves one log buffer a request in the emacs-like archive's remove phase, as under TCG (20 to 22 of 30.6 to 33.5 KiB), where without it the log's writes merge"
+	atf_set timeout 300
+}
+vm_virtio_yield_body()
+{
+	require_uml
+	require_tree
+	require_virtio
+	grep -aq 'uml_bio_yield' "$linux" ||
+	    atf_skip "'$linux' has no uml_bio_yield (contrib/uml-patches/0005): make uml rebuilds it"
+	grep -qx CONFIG_XFS_FS=y "$tree/.config" ||
+	    atf_skip "'$linux' has no xfs (contrib/guest-um.config names it since 0005): make uml rebuilds it"
+	require_prog mkfs.xfs
+	use_tmp
+	printf 'cpu_bio_yield 0\n' >noyield.model
+	for m in yield noyield; do
+		model=
+		[ $m = yield ] || model="--disk-model noyield.model"
+		"$ubc" vm -n 1 --disk virtio $model -t xfs -o "$m.out" \
+		    -k "$tree" "$top/build/fixtures/emacs-like.tar.gz" \
+		    >"$m.series" 2>"$m.err" ||
+		    atf_fail "$m: vm failed: $(tail -n 6 "$m.err" | tr '\n' ' ')"
+		mv "$m.out"/*.json "$m.json" && rm -r "$m.out"
+		counts "$m.json"
+	done
+	w='["devices"][0]["write"]'
+	yield_n=$(phase yield.json remove "$w[\"ops\"]")
+	yield_kib=$(phase yield.json remove "$w[\"mean_bytes\"] / 1024")
+	noyield_n=$(phase noyield.json remove "$w[\"ops\"]")
+	noyield_kib=$(phase noyield.json remove "$w[\"mean_bytes\"] / 1024")
+	echo "remove phase: $yield_n requests of $yield_kib KiB with the yield, $noyield_n of $noyield_kib KiB without"
+	# One 32 KiB log buffer a request, as TCG's median (31.5 KiB) +-10%.
+	echo "$yield_kib" | awk '{ exit !($1 >= 28.4 && $1 <= 34.7) }' ||
+	    atf_fail "with the yield the remove phase writes $yield_kib KiB a request, not TCG's log buffer of about 31.5"
+	# Without it the same log leaves merged: fewer, larger requests.
+	[ "$noyield_n" -le $((yield_n / 2)) ] ||
+	    atf_fail "without the yield $noyield_n requests against $yield_n with it: the yield changes nothing here"
+	no_leftovers
 }
 
 atf_test_case vm_bad_input
@@ -794,6 +870,7 @@ atf_init_test_cases()
 	atf_add_test_case vm_virtio
 	atf_add_test_case vm_virtio_faults
 	atf_add_test_case vm_virtio_cpu
+	atf_add_test_case vm_virtio_yield
 	atf_add_test_case compare_kinds
 	atf_add_test_case seeds
 }

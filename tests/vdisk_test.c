@@ -52,9 +52,21 @@ ATF_TC_BODY(model_file, tc)
 	ATF_REQUIRE_MSG(
 	    vdisk_model_read("noirq", &m, err, sizeof(err)) == 0, "%s", err);
 	ATF_CHECK_EQ(m.irq_ns, 0);
-	/* The guest's CPU is charged nothing unless the file says so. */
-	ATF_CHECK(m.cpu_syscall_ns == 0 && m.cpu_kib_ns == 0 &&
+	/*
+	 * The guest's CPU is charged as a TCG guest's extraction takes it,
+	 * and yields before an unplugged bio, unless the file says otherwise.
+	 */
+	ATF_CHECK(m.cpu_syscall_ns == 39000 && m.cpu_kib_ns == 10200 &&
 	    m.cpu_bio_ns == 0 && m.cpu_bio_kib_ns == 0);
+	ATF_CHECK_EQ(m.cpu_bio_yield, 1);
+	put("noyield", "cpu_bio_yield 0\ncpu_syscall_ns 0\ncpu_kib_ns 0\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("noyield", &m, err, sizeof(err)) == 0, "%s", err);
+	ATF_CHECK(m.cpu_bio_yield == 0 && m.cpu_syscall_ns == 0);
+	put("yield2", "cpu_bio_yield 2\n");
+	ATF_CHECK(vdisk_model_read("yield2", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err,
+	    "yield2:1: 'cpu_bio_yield' wants a whole number from 0 to 1 (0 or 1)");
 	put("cpu",
 	    "cpu_syscall_ns 7000\ncpu_kib_ns 300\ncpu_bio_ns 0\n"
 	    "cpu_bio_kib_ns 15\n");
@@ -183,6 +195,40 @@ steps(const struct vdisk_model *m, const struct step *s, size_t n)
 		    s[i].done, "step %zu", i);
 }
 
+/*
+ * The server lets the guest run alone until vdisk_model_earliest_ns: no
+ * request it takes at or after a time may reach the guest before that
+ * time's earliest, whatever came before; an empty write to an idle
+ * server reaches it exactly then (so it is no later than need be).
+ * Random requests, random gaps, from a fixed seed.
+ */
+static void
+earliest(const struct vdisk_model *m)
+{
+	struct vdisk_model_state st = {0}, idle = {0};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int64_t now = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		int64_t e, done;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		now += (int64_t)(x >> 33) % (3 * m->latency_ns + 7);
+		e = vdisk_model_earliest_ns(m, now);
+		done = vdisk_model_done_ns(
+		    m, &st, now, (x >> 20) % (1 << 20), (x >> 60) == 0);
+		if (done < e) {
+			ATF_CHECK_MSG(0,
+			    "a request at %lld reaches the guest at "
+			    "%lld, before the earliest, %lld",
+			    (long long)now, (long long)done, (long long)e);
+			return;
+		}
+		idle.busy_until_ns = 0;
+		ATF_CHECK_EQ(vdisk_model_done_ns(m, &idle, now, 0, 0), e);
+	}
+}
+
 ATF_TC_WITHOUT_HEAD(model_time);
 ATF_TC_BODY(model_time, tc)
 {
@@ -213,9 +259,37 @@ ATF_TC_BODY(model_time, tc)
 	m.flush_ns = 7;
 	m.irq_ns = 0;
 	steps(&m, plain, sizeof(plain) / sizeof(plain[0]));
+	earliest(&m);
 	m.flush_ns = 0;
 	m.irq_ns = 5000;
 	steps(&m, coalesced, sizeof(coalesced) / sizeof(coalesced[0]));
+	earliest(&m);
+	vdisk_model_default(&m);
+	earliest(&m);
+}
+
+/* The words vm puts on the guest's command line for its CPU. */
+ATF_TC_WITHOUT_HEAD(cpu_words);
+ATF_TC_BODY(cpu_words, tc)
+{
+	struct vdisk_model m;
+	char w[96];
+
+	(void)tc;
+	vdisk_model_default(&m);
+	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)),
+	    VDISK_CPU_CHARGES | VDISK_CPU_YIELD);
+	ATF_CHECK_STREQ(w, "uml_cpu=39000,10200,0,0 uml_bio_yield");
+	m.cpu_bio_yield = 0;
+	m.cpu_bio_kib_ns = 3;
+	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)), VDISK_CPU_CHARGES);
+	ATF_CHECK_STREQ(w, "uml_cpu=39000,10200,0,3");
+	m.cpu_syscall_ns = m.cpu_kib_ns = m.cpu_bio_kib_ns = 0;
+	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)), 0);
+	ATF_CHECK_STREQ(w, "");
+	m.cpu_bio_yield = 1;
+	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)), VDISK_CPU_YIELD);
+	ATF_CHECK_STREQ(w, "uml_bio_yield");
 }
 
 ATF_TC_WITHOUT_HEAD(image_unopenable);
@@ -410,6 +484,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, model_file);
 	ATF_TP_ADD_TC(tp, model_nonsense);
 	ATF_TP_ADD_TC(tp, model_time);
+	ATF_TP_ADD_TC(tp, cpu_words);
 	ATF_TP_ADD_TC(tp, image_unopenable);
 	ATF_TP_ADD_TC(tp, one_write);
 	return atf_no_error();

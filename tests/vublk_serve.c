@@ -10,7 +10,8 @@
  *	    time-travel=ext:DIR/time.sock virtio_uml.device=DIR/vublk.sock:2 ...
  *
  * With -c it only prints the guest's command-line word for the model's
- * CPU charges (uml_cpu=..., or nothing), as vm passes it, and exits.
+ * CPU (uml_cpu=... and uml_bio_yield, or nothing), as vm passes them,
+ * and exits.
  */
 #include <sys/wait.h>
 
@@ -37,7 +38,7 @@ main(int argc, char **argv)
 	struct vdisk_conf c = {0};
 	struct vublk_stats st = {0};
 	const char *model = NULL;
-	char err[512], cpu[80];
+	char err[512], cpu[96];
 	int opt, status = 0, cpu_only = 0;
 
 	while ((opt = getopt(argc, argv, "ci:m:d:")) != -1) {

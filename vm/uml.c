@@ -64,7 +64,7 @@ vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
     size_t errlen)
 {
 	long long seed = vm_uml_seed(c);
-	char clock[128], model[96], cpu[80], disk[128];
+	char clock[128], model[112], cpu[96], disk[128];
 	int n;
 
 	/*
@@ -72,14 +72,22 @@ vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len, char *err,
 	 * the virtio disk's is its server's, which is also the clock.
 	 */
 	if (c->vdisk != NULL) {
-		if (vdisk_model_cpu_arg(c->vdisk, cpu, sizeof(cpu)) &&
-		    !c->kernel->uml_cpu) {
+		int asks = vdisk_model_cpu_arg(c->vdisk, cpu, sizeof(cpu));
+		const char *lacks = NULL;
+
+		if ((asks & VDISK_CPU_CHARGES) && !c->kernel->uml_cpu)
+			lacks = "charge the guest's CPU (the model's "
+			        "cpu_*_ns keys; 0004, uml_cpu=)";
+		else if ((asks & VDISK_CPU_YIELD) && !c->kernel->uml_bio_yield)
+			lacks = "yield before an unplugged bio (the model's "
+			        "cpu_bio_yield, 1 by default; 0005, "
+			        "uml_bio_yield)";
+		if (lacks != NULL) {
 			snprintf(err, errlen,
-			    "UML kernel '%s' cannot charge the guest's CPU "
-			    "(the model's cpu_* keys): build it with "
+			    "UML kernel '%s' cannot %s: build it with "
 			    "contrib/vm-kbuild.sh -a um, which applies "
-			    "contrib/uml-patches (0004, uml_cpu=)",
-			    c->kernel->path);
+			    "contrib/uml-patches",
+			    c->kernel->path, lacks);
 			return -1;
 		}
 		snprintf(clock, sizeof(clock),
@@ -180,7 +188,8 @@ json_t *
 vm_uml_vdisk_json(const struct vm_cell_conf *c)
 {
 	const struct vdisk_model *m = c->vdisk;
-	char word[80];
+	char word[96];
+	int asks = vdisk_model_cpu_arg(m, word, sizeof(word));
 	json_t *o = json_pack(
 	    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kind",
 	    "virtio", "latency_ns", (json_int_t)m->latency_ns, "ns_per_kib",
@@ -191,10 +200,16 @@ vm_uml_vdisk_json(const struct vm_cell_conf *c)
 	    "num_queues", (json_int_t)m->num_queues);
 
 	/*
-	 * The CPU's charges only when there are any: a model without them is
-	 * the one results from before them recorded, and compares equal.
+	 * The CPU's charges and its yield only when there are any: a model
+	 * without them is the one results from before them recorded, and
+	 * compares equal.
 	 */
-	if (o != NULL && vdisk_model_cpu_arg(m, word, sizeof(word))) {
+	if (o != NULL && (asks & VDISK_CPU_YIELD) &&
+	    json_object_set_new(o, "cpu_bio_yield", json_integer(1)) == -1) {
+		json_decref(o);
+		o = NULL;
+	}
+	if (o != NULL && (asks & VDISK_CPU_CHARGES)) {
 		json_t *cpu = json_pack("{s:I, s:I, s:I, s:I}",
 		    "cpu_syscall_ns", (json_int_t)m->cpu_syscall_ns,
 		    "cpu_kib_ns", (json_int_t)m->cpu_kib_ns, "cpu_bio_ns",

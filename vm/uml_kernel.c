@@ -7,7 +7,8 @@
  * tree was configured with UML_TIME_TRAVEL_SUPPORT), "ubd_model=" and
  * "uml_seed=" (the project's patches 0002 and 0003, contrib/uml-patches):
  * without them the machine is not deterministic, and vm refuses it;
- * "uml_cpu=" (0004), which a model that charges the guest's CPU needs. Its
+ * "uml_cpu=" (0004), which a model that charges the guest's CPU needs, and
+ * "uml_bio_yield" (0005), which one that yields before a bio needs. Its
  * release is the first word after "Linux version " in its banner.
  */
 #include <sys/stat.h>
@@ -190,6 +191,7 @@ vm_uml_open(struct vm_kernel *k, const char *path, char *err, size_t errlen)
 	}
 	snprintf(k->version, sizeof(k->version), "%s", k->release);
 	k->uml_cpu = has(data, have, "uml_cpu=");
+	k->uml_bio_yield = has(data, have, "uml_bio_yield");
 	patches(k, path);
 	r = vm_sha256_file(path, k->sha256, err, errlen);
 out:

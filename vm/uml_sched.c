@@ -65,8 +65,8 @@ struct sched {
 	const char *vpath, *tpath;
 	struct vublk *d;
 	int64_t now_ns;
-	int64_t want_ns;    /* the guest's next event; -1: none asked */
-	int64_t latency_ns; /* the model's: no completion is sooner */
+	int64_t want_ns; /* the guest's next event; -1: none asked */
+	const struct vdisk_model *model;
 	int waiting;
 	uint32_t seq;
 	char *err;
@@ -213,13 +213,14 @@ next(struct sched *s)
 	/*
 	 * The guest may run on its own, reading its clock and taking its
 	 * own events without a word to us, until the disk's next completion
-	 * or latency_ns from now, whichever is first: a request it kicks
-	 * meanwhile (at a time it tells us first, UPDATE) completes no sooner
-	 * than latency_ns after that, so it comes back to WAIT before any
-	 * completion we do not know of yet is due. Without this every read of
-	 * its clock (256 ns each) would be a round trip.
+	 * or the earliest that a request it kicks meanwhile (at a time it
+	 * tells us first, UPDATE) could reach it (latency_ns on, at the
+	 * next irq_ns), whichever is first: so it comes back to WAIT before
+	 * any completion we do not know of yet is due. Without this every
+	 * read of its clock (256 ns each) would be a round trip, and every
+	 * charge of its CPU (0004).
 	 */
-	grant = s->now_ns + s->latency_ns;
+	grant = vdisk_model_earliest_ns(s->model, s->now_ns);
 	dev = vublk_next_ns(s->d);
 	if (dev >= 0 && dev < grant)
 		grant = dev;
@@ -364,7 +365,7 @@ vdisk_serve(const struct vdisk_conf *c, char *const argv[], int *status,
 	pid_t pid = -1, me;
 
 	err[0] = '\0';
-	s.latency_ns = c->model.latency_ns;
+	s.model = &c->model;
 	s.vpath = vpath;
 	s.tpath = tpath;
 	if ((s.d = vublk_open(c->image, &c->model, err, errlen)) == NULL)

@@ -43,9 +43,10 @@
  * depth requests in the device (the rest wait in the virtqueue, where the
  * guest put them); a flush waits for every transfer before it and costs
  * latency_ns + flush_ns. Nothing completes sooner than latency_ns after
- * it is taken: the guest may run that long without asking the clock.
- * A completion reaches the guest at the next multiple of irq_ns (0: at
- * its own time), with every other due by then: a coalescing interrupt.
+ * it is taken, and a completion reaches the guest at the next multiple of
+ * irq_ns (0: at its own time), with every other due by then: a coalescing
+ * interrupt. So the guest may run that long, to that multiple, without
+ * asking the clock.
  * What the guest is told: the segments a request may have (seg_max), the
  * bytes one segment may hold (size_max, 0: no limit), the logical block
  * size (blk_size), one queue.
@@ -54,7 +55,9 @@
  * (uml_cpu=, contrib/uml-patches/0004; 0 charges nothing): each system
  * call cpu_syscall_ns, each KiB copied between user and kernel memory
  * cpu_kib_ns, each bio submitted cpu_bio_ns and cpu_bio_kib_ns a KiB it
- * carries.
+ * carries. With cpu_bio_yield 1 (uml_bio_yield, contrib/uml-patches/0005)
+ * a task that submits a bio without a plug yields the CPU first, so that
+ * the queue's run it left to kblockd happens at once, as on a second CPU.
  */
 struct vdisk_model {
 	int64_t latency_ns;
@@ -70,6 +73,7 @@ struct vdisk_model {
 	uint32_t size_max;
 	uint32_t blk_size;
 	uint32_t num_queues;
+	uint32_t cpu_bio_yield;
 };
 
 /* The model's state: when its transfer server is next free. */
@@ -89,18 +93,28 @@ void vdisk_model_default(struct vdisk_model *m);
  */
 int vdisk_model_read(
     const char *path, struct vdisk_model *m, char *err, size_t errlen);
+/* What vdisk_model_cpu_arg's words ask of the guest's kernel. */
+#define VDISK_CPU_CHARGES 1 /* uml_cpu=, contrib/uml-patches/0004 */
+#define VDISK_CPU_YIELD   2 /* uml_bio_yield, contrib/uml-patches/0005 */
+
+/*
+ * The guest's command-line words for m's CPU (charges, uml_cpu=S,K,B,BK,
+ * read by contrib/uml-patches/0004; the yield, uml_bio_yield, 0005) into
+ * buf, separated by a space, or "" when m asks for neither. Returns what
+ * they ask: VDISK_CPU_CHARGES, VDISK_CPU_YIELD, both or 0.
+ */
+int vdisk_model_cpu_arg(const struct vdisk_model *m, char *buf, size_t len);
 /*
  * When a request of bytes (flush: a flush) that the device takes at now_ns
  * completes; advances the state.
  */
-/*
- * The guest's command-line word for m's CPU charges (uml_cpu=, read by
- * contrib/uml-patches/0004) into buf: "uml_cpu=S,K,B,BK", or "" when m
- * charges nothing. 1 when it charges, else 0.
- */
-int vdisk_model_cpu_arg(const struct vdisk_model *m, char *buf, size_t len);
 int64_t vdisk_model_done_ns(const struct vdisk_model *m,
     struct vdisk_model_state *st, int64_t now_ns, uint64_t bytes, int flush);
+/*
+ * The earliest a request the device takes at now_ns or later can reach the
+ * guest as completed, whatever the state: latency_ns on, at an irq_ns.
+ */
+int64_t vdisk_model_earliest_ns(const struct vdisk_model *m, int64_t now_ns);
 
 struct vublk;
 

@@ -96,6 +96,8 @@ struct vm_kernel {
 	char patches[1024];
 	/* UML: it takes uml_cpu= (contrib/uml-patches/0004). */
 	int uml_cpu;
+	/* UML: it takes uml_bio_yield (contrib/uml-patches/0005). */
+	int uml_bio_yield;
 };
 
 /*
