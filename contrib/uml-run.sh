@@ -27,7 +27,9 @@
 #               virtio_blk over UML's virtio transport, served by
 #               build/tests/vublk_serve (vm/vublk.c) with the disk model
 #               file MODEL (vm/vdisk.h; - for the defaults), which also
-#               owns the guest's simulated time (time-travel=ext)
+#               owns the guest's simulated time (time-travel=ext); the
+#               guest idles the model's settle_ns before its mounts, as
+#               vm's virtio cells do
 #   -s SIZE     the disk file (truncate -s; default 256M)
 #   -b PROG     ubcreplay (default: ../ubcreplay beside this script)
 #   -o RESULT   where the result JSON goes (default uml-result.json)
@@ -87,7 +89,7 @@ esac
 case $seed in
 '' | *[!0-9]*) die "-r '$seed': a number" ;;
 esac
-serve= cpuarg=
+serve= cpuarg= settle=0
 if [ -n "$vmodel" ]; then
 	[ -z "$model" ] || die "-d is ubd's model, -V the virtio disk's: one of them"
 	serve=$here/../build/tests/vublk_serve
@@ -97,8 +99,10 @@ if [ -n "$vmodel" ]; then
 		vmodel=$(cd "$(dirname "$vmodel")" && pwd)/$(basename "$vmodel")
 		cpuarg=$("$serve" -c -m "$vmodel") ||
 		    die "-V '$vmodel': the model is refused (above)"
+		settle=$("$serve" -s -m "$vmodel") || die "$serve -s failed"
 	else
 		cpuarg=$("$serve" -c) || die "$serve -c failed"
+		settle=$("$serve" -s) || die "$serve -s failed"
 	fi
 fi
 linux=$1
@@ -153,6 +157,10 @@ if [ -n "$serve" ]; then
 	# wakeup preemption on a CPU that costs no simulated time.
 	sched="mount -t debugfs debugfs /sys/kernel/debug
 echo NO_WAKEUP_PREEMPTION >/sys/kernel/debug/sched/features"
+	# As vm's init: the model's settle_ns idled before the mount.
+	[ "$settle" = 0 ] ||
+	    sched="$sched
+sleep $(echo "$settle" | awk '{ printf "%.9f", $1 / 1e9 }')"
 fi
 cat >"$work/init" <<EOF || die "cannot write '$work/init'"
 #!/bin/sh

@@ -67,6 +67,17 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK(vdisk_model_read("yield2", &m, err, sizeof(err)) == -1);
 	ATF_CHECK_STREQ(err,
 	    "yield2:1: 'cpu_bio_yield' wants a whole number from 0 to 1 (0 or 1)");
+	/* The guest idles 2 s before its mount, up to a minute, or not. */
+	ATF_CHECK_EQ(m.settle_ns, 2000000000);
+	put("nosettle", "settle_ns 0\n");
+	ATF_REQUIRE_MSG(
+	    vdisk_model_read("nosettle", &m, err, sizeof(err)) == 0, "%s", err);
+	ATF_CHECK_EQ(m.settle_ns, 0);
+	put("settle61", "settle_ns 61000000000\n");
+	ATF_CHECK(vdisk_model_read("settle61", &m, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err,
+	    "settle61:1: 'settle_ns' wants a whole number "
+	    "from 0 to 60000000000");
 	put("cpu",
 	    "cpu_syscall_ns 7000\ncpu_kib_ns 300\ncpu_bio_ns 0\n"
 	    "cpu_bio_kib_ns 15\n");

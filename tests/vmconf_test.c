@@ -188,15 +188,18 @@ ATF_TC_BODY(transport, tc)
 	ATF_REQUIRE_STREQ(back.transport, "9p");
 	ATF_REQUIRE_STREQ(back.disk, "/dev/vda");
 	ATF_REQUIRE_STREQ(back.schedfeat, "");
+	ATF_REQUIRE_STREQ(back.settle_ns, "");
 	vmconf_free(&back);
 	free(s);
 	c.transport = "hostfs";
 	c.outdir = "/tmp/ubcreplay-uml/out";
 	c.disk = "/dev/ubda";
 	c.schedfeat = "NO_WAKEUP_PREEMPTION";
+	c.settle_ns = "2000000000";
 	ATF_REQUIRE((u = vmconf_format(&c, err, sizeof(err))) != NULL);
 	ATF_REQUIRE_EQ(vmconf_parse(u, strlen(u), &back, err, sizeof(err)), 0);
 	ATF_REQUIRE_STREQ(back.schedfeat, "NO_WAKEUP_PREEMPTION");
+	ATF_REQUIRE_STREQ(back.settle_ns, "2000000000");
 	ATF_REQUIRE_STREQ(back.transport, "hostfs");
 	ATF_REQUIRE_STREQ(back.outdir, "/tmp/ubcreplay-uml/out");
 	ATF_REQUIRE_STREQ(back.disk, "/dev/ubda");

@@ -11,7 +11,8 @@
  *
  * With -c it only prints the guest's command-line word for the model's
  * CPU (uml_cpu=... and uml_bio_yield, or nothing), as vm passes them,
- * and exits.
+ * and exits; with -s, the nanoseconds the guest idles before its mount
+ * (settle_ns), as vm's init does.
  */
 #include <sys/wait.h>
 
@@ -28,7 +29,7 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: vublk_serve -i image [-m model] -d dir -- command ...\n"
-	    "       vublk_serve -c [-m model]\n");
+	    "       vublk_serve -c | -s [-m model]\n");
 	exit(2);
 }
 
@@ -39,12 +40,15 @@ main(int argc, char **argv)
 	struct vublk_stats st = {0};
 	const char *model = NULL;
 	char err[512], cpu[96];
-	int opt, status = 0, cpu_only = 0;
+	int opt, status = 0, cpu_only = 0, settle_only = 0;
 
-	while ((opt = getopt(argc, argv, "ci:m:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "ci:m:d:s")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu_only = 1;
+			break;
+		case 's':
+			settle_only = 1;
 			break;
 		case 'i':
 			c.image = optarg;
@@ -59,7 +63,10 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!cpu_only && (c.image == NULL || c.dir == NULL || optind >= argc))
+	if (cpu_only && settle_only)
+		usage();
+	if (!cpu_only && !settle_only &&
+	    (c.image == NULL || c.dir == NULL || optind >= argc))
 		usage();
 	if (model == NULL)
 		vdisk_model_default(&c.model);
@@ -70,6 +77,10 @@ main(int argc, char **argv)
 	if (cpu_only) {
 		vdisk_model_cpu_arg(&c.model, cpu, sizeof(cpu));
 		printf("%s\n", cpu);
+		return 0;
+	}
+	if (settle_only) {
+		printf("%" PRId64 "\n", c.model.settle_ns);
 		return 0;
 	}
 	if (vdisk_serve(&c, argv + optind, &status, &st, err, sizeof(err)) ==

@@ -150,6 +150,7 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 {
 	struct vmconf vc;
 	char **mod = calloc(mods->n + 1, sizeof(*mod)), msg[1024], *s = NULL;
+	char settle[32];
 	char *opts = mountopts(c);
 	size_t i;
 
@@ -171,6 +172,7 @@ conftext(const struct vm_cell_conf *c, const struct vm_modset *mods, char *err,
 		vc.outdir = VM_UML_DIR "/out";
 		vc.disk = c->vdisk != NULL ? "/dev/vda" : "/dev/ubda";
 		vc.schedfeat = c->vdisk != NULL ? VM_UML_SCHED_FEATURES : NULL;
+		vc.settle_ns = vm_uml_settle(c, settle, sizeof(settle));
 	}
 	vc.exe = c->exe;
 	vc.setup = c->nfs_server != NULL ? VM_GUEST_SETUP : NULL;

@@ -395,6 +395,32 @@ schedfeatures(const char *words)
 }
 
 /*
+ * Idles the nanoseconds vm.conf's settle_ns says (vmconf.h), before the
+ * disk is mounted: under UML's time travel that is simulated time, which
+ * passes at once. A value that is not a number stops here, naming it.
+ */
+static void
+settle(const char *ns)
+{
+	unsigned long long n;
+	struct timespec ts;
+	char *end;
+
+	if (ns == NULL || ns[0] == '\0')
+		return;
+	errno = 0;
+	n = strtoull(ns, &end, 10);
+	if (ns[0] < '0' || ns[0] > '9' || *end != '\0' || errno != 0)
+		die("settle_ns '%s' is not a number of nanoseconds", ns);
+	step("settling");
+	ts.tv_sec = (time_t)(n / 1000000000ULL);
+	ts.tv_nsec = (long)(n % 1000000000ULL);
+	while (nanosleep(&ts, &ts) == -1)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+}
+
+/*
  * /vm.conf is beside init: the initramfs's /init under QEMU, the host's
  * file named by init= under UML, whose root is the host's (hostfs).
  */
@@ -456,6 +482,7 @@ main(int argc, char **argv)
 		die("uname: %s", strerror(errno));
 	snprintf(rel, sizeof(rel), "%s\n", u.release);
 	writefile(ROOT WORK "/out/release", rel);
+	settle(c.settle_ns);
 	if (strcmp(c.fstype, "none") != 0) {
 		step("mounting the disk");
 		flags = splitopts(c.mountopts, data, sizeof(data));

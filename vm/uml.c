@@ -200,9 +200,9 @@ vm_uml_vdisk_json(const struct vm_cell_conf *c)
 	    "num_queues", (json_int_t)m->num_queues);
 
 	/*
-	 * The CPU's charges and its yield only when there are any: a model
-	 * without them is the one results from before them recorded, and
-	 * compares equal.
+	 * The CPU's charges, its yield and the settling only when there are
+	 * any: a model without them is the one results from before them
+	 * recorded, and compares equal.
 	 */
 	if (o != NULL && (asks & VDISK_CPU_YIELD) &&
 	    json_object_set_new(o, "cpu_bio_yield", json_integer(1)) == -1) {
@@ -222,7 +222,22 @@ vm_uml_vdisk_json(const struct vm_cell_conf *c)
 		}
 		json_decref(cpu);
 	}
+	if (o != NULL && m->settle_ns != 0 &&
+	    json_object_set_new(
+	        o, "settle_ns", json_integer((json_int_t)m->settle_ns)) == -1) {
+		json_decref(o);
+		o = NULL;
+	}
 	return o;
+}
+
+const char *
+vm_uml_settle(const struct vm_cell_conf *c, char *buf, size_t len)
+{
+	if (c->vdisk == NULL || c->vdisk->settle_ns == 0)
+		return NULL;
+	snprintf(buf, len, "%lld", (long long)c->vdisk->settle_ns);
+	return buf;
 }
 
 struct serve {

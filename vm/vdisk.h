@@ -58,6 +58,13 @@
  * carries. With cpu_bio_yield 1 (uml_bio_yield, contrib/uml-patches/0005)
  * a task that submits a bio without a plug yields the CPU first, so that
  * the queue's run it left to kblockd happens at once, as on a second CPU.
+ *
+ * The guest idles settle_ns of simulated time after its boot, before it
+ * mounts the disk and starts the job (0: not at all). A UML boot takes
+ * 0.2 s of it where a real guest's takes seconds, and the block layer
+ * keys state on the time since the disk appeared: wbt takes every window
+ * of its first second for one of writes only and lets more writes in
+ * flight with each (docs/vm-machine.md, "Writeback throttling's state").
  */
 struct vdisk_model {
 	int64_t latency_ns;
@@ -74,6 +81,7 @@ struct vdisk_model {
 	uint32_t blk_size;
 	uint32_t num_queues;
 	uint32_t cpu_bio_yield;
+	int64_t settle_ns;
 };
 
 /* The model's state: when its transfer server is next free. */

@@ -57,6 +57,12 @@ vdisk_model_default(struct vdisk_model *m)
 	 * vCPUs (docs/vm-machine.md, "One CPU and the queue's run").
 	 */
 	m->cpu_bio_yield = 1;
+	/*
+	 * Past wbt's first second, so that the job meets the block layer as
+	 * a guest that booted for seconds does (docs/vm-machine.md,
+	 * "Writeback throttling's state").
+	 */
+	m->settle_ns = 2000000000;
 }
 
 int
@@ -143,6 +149,8 @@ static const struct key keys[] = {
     /* One CPU (UML has no SMP): one queue. */
     K32(num_queues, 0, 1, 1, NULL),
     K32(cpu_bio_yield, 0, 0, 1, " (0 or 1)"),
+    /* A minute: the boot's timeout is of real time, not simulated. */
+    K64(settle_ns, 0, 60000000000ULL, NULL),
 };
 
 /*

@@ -100,9 +100,15 @@ int vm_uml_cmdline(const struct vm_cell_conf *c, char *buf, size_t len,
  * The virtio disk's model of cell c (c->vdisk not NULL) as JSON, for its
  * plan (what it measures) and its result: {"kind": "virtio", the fields
  * of struct vdisk_model, named as there; the cpu_* ones only when one is
- * not 0}.
+ * not 0, cpu_bio_yield and settle_ns only when not 0}.
  */
 json_t *vm_uml_vdisk_json(const struct vm_cell_conf *c);
+/*
+ * The nanoseconds the guest of cell c idles before its mount (the virtio
+ * disk model's settle_ns), in decimal in buf for vm.conf; NULL when it
+ * does not (ubd, or 0).
+ */
+const char *vm_uml_settle(const struct vm_cell_conf *c, char *buf, size_t len);
 
 struct vm_guest;
 

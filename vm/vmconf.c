@@ -50,6 +50,8 @@ static const struct key {
     {"disk", "the disk's path", "/dev/vda", offsetof(struct vmconf, disk)},
     {"schedfeat", "the scheduler features", "",
         offsetof(struct vmconf, schedfeat)},
+    {"settle_ns", "the time to idle before the mount", "",
+        offsetof(struct vmconf, settle_ns)},
 };
 #define NKEY (sizeof(keys) / sizeof(keys[0]))
 

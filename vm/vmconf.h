@@ -16,14 +16,15 @@
  *						default) or hostfs (UML)
  *	outdir /tmp/ubcreplay-uml/out		hostfs: the out share's host path
  *	disk /dev/ubda				the disk (default /dev/vda)
+ *	settle_ns 2000000000			ns to idle before the mount
  *
  * A line is a key, one blank, and the value to the newline: a value may
  * hold blanks, never a newline. The writer leaves out a key whose value is
  * empty, and the reader takes a missing key as its default: fstype none,
- * mountopts and setup none, transport 9p, disk /dev/vda. The writer
- * refuses what the reader could not take back whole (a newline in a
- * value, a line, module or argument past a limit); the reader refuses the
- * same, naming the line, rather than truncate or drop anything.
+ * mountopts and setup none, transport 9p, disk /dev/vda, settle_ns none.
+ * The writer refuses what the reader could not take back whole (a newline
+ * in a value, a line, module or argument past a limit); the reader refuses
+ * the same, naming the line, rather than truncate or drop anything.
  *
  *	struct vmconf c = {.fstype = "ext4", .exe = exe, ...};
  *	char *text = vmconf_format(&c, err, sizeof(err));
@@ -60,6 +61,12 @@ struct vmconf {
 	 * none): UML's virtio cells say NO_WAKEUP_PREEMPTION (vm/uml.c).
 	 */
 	const char *schedfeat;
+	/*
+	 * Nanoseconds the guest idles before it mounts the disk, in decimal
+	 * (NULL or "" for none): UML's virtio cells, whose boot takes a tenth
+	 * of the simulated time a real guest's takes (vm/vdisk.h, settle_ns).
+	 */
+	const char *settle_ns;
 	size_t nmod;
 	const char *const *mod; /* paths inside the initramfs */
 	size_t narg;
