@@ -149,7 +149,7 @@ static const struct key keys[] = {
     /* One CPU (UML has no SMP): one queue. */
     K32(num_queues, 0, 1, 1, NULL),
     K32(cpu_bio_yield, 0, 0, 1, " (0 or 1)"),
-    /* A minute: the boot's timeout is of real time, not simulated. */
+    /* At most a minute: every timer of the boot has fired long before. */
     K64(settle_ns, 0, 60000000000ULL, NULL),
 };
 
