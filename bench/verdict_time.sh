@@ -34,6 +34,13 @@ top=$(cd "$1" && pwd)
 . "$top/bench/lib.sh"
 ubc=${UBC:-$top/ubcreplay}
 archives=${ARCHIVES:-"$top/build/fixtures/small.tar.gz $top/build/fixtures/emacs-like.tar.gz"}
+# Absolute: the runs below are made in a work directory.
+abs=
+for a in $archives; do
+	[ -f "$a" ] || { echo "verdict_time bench: no archive '$a'" >&2; exit 2; }
+	abs="$abs $(cd "$(dirname "$a")" && pwd)/$(basename "$a")"
+done
+archives=$abs
 
 skip()
 {
