@@ -86,20 +86,42 @@ slowtrace()
 	    atf_fail "ubcreplay record failed"
 }
 
-# kernel_of PID: the pid of PID's kernel process once run RUN's copy is
-# made (waits up to 20 s), in kpid.
+# kernel_of PID RUN [SIGNAL [held]]: the pid of PID's kernel process once
+# run RUN's copy is made (waits up to 20 s), in kpid; with SIGNAL (STOP,
+# ...) it is sent the moment the kernel is seen. The trial's kernel (RUN
+# 0) may live a few tens of milliseconds, less than python takes to
+# start: so PID may be held (started as `sh -c 'kill -STOP $$; exec ...'`
+# and "held" given), and is let go only once /proc is being watched,
+# every half millisecond, with no process started between reads.
 kernel_of()
 {
-	_pid=$1 _run=$2
-	kpid=
-	for _i in $(seq 400); do
-		if [ -e "tmp/ubcreplay-ffs.$_pid.$_run.img" ]; then
-			kpid=$(pgrep -P "$_pid" | head -1)
-			[ -n "$kpid" ] && return 0
-		fi
-		sleep 0.05
-	done
-	atf_fail "no kernel process for run $_run of $_pid"
+	kpid=$(python3 - "$1" "$2" "${3:-}" "${4:-}" <<'PY'
+import glob, os, signal, sys, time
+pid, run, sig, held = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+img = "tmp/ubcreplay-ffs.%d.%s.img" % (pid, run)
+end = time.monotonic() + 20
+if held:
+    while open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "T":
+        if time.monotonic() > end:
+            sys.exit(1)
+        time.sleep(0.001)
+    os.kill(pid, signal.SIGCONT)
+while time.monotonic() < end:
+    kids = []
+    for f in glob.glob("/proc/%d/task/*/children" % pid):
+        try:
+            kids += open(f).read().split()
+        except OSError:
+            pass
+    if kids and os.path.exists(img):
+        if sig:
+            os.kill(int(kids[0]), getattr(signal, "SIG" + sig))
+        print(kids[0])
+        sys.exit(0)
+    time.sleep(0.0005)
+PY
+)
+	[ -n "$kpid" ] || atf_fail "no kernel process for run $2 of $1"
 }
 
 atf_test_case signal_trial
@@ -237,10 +259,10 @@ trial_hang_body()
 	# The deadline itself, whatever the machine's load: the trial's kernel
 	# is stopped as soon as it is there, so it can only end by the kill.
 	mkffs h.img 64m
-	"$ubc" -q -n 3 -o r.json "$small" ffs:h.img 2>err &
+	sh -c 'kill -STOP $$; exec "$@"' sh \
+	    "$ubc" -q -n 3 -o r.json "$small" ffs:h.img 2>err &
 	pid=$!
-	kernel_of "$pid" 0
-	kill -STOP "$kpid"
+	kernel_of "$pid" 0 STOP held
 	t0=$(date +%s)
 	wait "$pid"
 	rc=$?
