@@ -383,7 +383,6 @@ defaults(struct vm_opts *o, char *runs)
 	o->queues = (struct knob){1, {VM_DEFAULT_QUEUES}};
 	o->clock = (struct knob){1, {VM_DEFAULT_SHIFT}};
 	o->jobs = 1;
-	o->boot_runs = RUNNER_ROUND_RUNS;
 	o->seed = -1;
 	o->timeout_ns = (int64_t)1200 * 1000000000;
 	o->size_bytes = IMAGE_BYTES;

@@ -92,7 +92,7 @@ struct vm_opts {
 	double level;
 	char *runs_arg; /* the job's -n, which each look sets */
 	int64_t timeout_ns, boot_timeout_ns;
-	int boot_runs; /* --boot-runs: the most runs a QEMU cell has a boot */
+	int boot_runs; /* --boot-runs: the most runs a boot; 0 not given */
 	uint64_t size_bytes;
 };
 

@@ -2,8 +2,8 @@
  * cells.c - the cells of a matrix booted through a cell runner: up to -j
  * at once, each polled in turn between naps, a signal stopping them all;
  * their runs in rounds of a few runs a boot, the cells in turn and their
- * order reversed each round (on a seeded machine each run a boot of its
- * own, on the seed after the cell's last, all side by side); each result
+ * order reversed each round (on a seeded machine boots of a few runs each,
+ * on the seed after the cell's last run's, all side by side); each result
  * kept, a cell's later boots in its first's "boots".
  */
 #include <stdio.h>
@@ -89,14 +89,15 @@ struct slot {
 };
 
 /*
- * One boot of the cells idx, up to jobs at once, on seed[k] each (-1: as
- * made), each result kept in *into[k]. -1 when one failed (each failure
- * reported), or a signal came (every cell stopped). Each cell is told the
- * most cells that were under way at once while it was.
+ * One boot of the cells idx, up to jobs at once, for runs[k] runs on
+ * seed[k] each (-1: as made), each result kept in *into[k]. -1 when one
+ * failed (each failure reported), or a signal came (every cell stopped).
+ * Each cell is told the most cells that were under way at once while it
+ * was.
  */
 static int
 boot_once(struct runner *r, const size_t *idx, json_t **const *into, size_t n,
-    int runs, const long long *seed, int jobs)
+    const int *runs, const long long *seed, int jobs)
 {
 	const struct runner_cell_ops *ops = r->cells;
 	struct slot *slot = calloc(n > 0 ? n : 1, sizeof(*slot));
@@ -113,7 +114,7 @@ boot_once(struct runner *r, const size_t *idx, json_t **const *into, size_t n,
 			size_t i = idx[next];
 
 			err[0] = '\0';
-			slot[next].h = ops->start(r->cells_ctx, i, runs,
+			slot[next].h = ops->start(r->cells_ctx, i, runs[next],
 			    seed != NULL ? seed[next] : -1, err, sizeof(err));
 			next++;
 			if (slot[next - 1].h == NULL) {
@@ -175,8 +176,8 @@ seeded(const struct runner *r, const size_t *idx, size_t n)
 
 /*
  * How runs are laid out in time: the rounds, each *per runs a cell (the
- * first runs % rounds of them one more; a seeded machine's runs are
- * seeded_boots'): a job of its own (runs < 1) boots once; one boot
+ * first runs % rounds of them one more; a seeded machine's are laid out
+ * by seeded_boots): a job of its own (runs < 1) boots once; one boot
  * when round_runs is 0 or the runs fit one round (too few a side to
  * judge a gate by: 3 cannot bound a 95% interval); else rounds of at most
  * round_runs runs, an even number of them (A B, then B A), as alike as
@@ -202,36 +203,45 @@ rounds(const struct runner *r, int runs, int *per)
 }
 
 /*
- * On a seeded machine: the runs of the cells idx, each a boot of its own
- * on its seed (the one after the cell's last, SEED + the runs it has, then
- * on), all up to jobs at once, since on simulated time when a boot runs
- * moves none of its counts: the seeds of one cell side by side, not only
- * the cells. Each cell's results are kept in the order of their seeds,
- * up to its first failure.
+ * On a seeded machine: the runs of the cells idx in boots of at most
+ * seeded_runs runs (as even as can be: 8 by 3 is 3, 3 and 2), each boot
+ * on its seed, the one after the cell's last run's (SEED + the runs it
+ * has), so that a run's seed and place in its boot are the same for every
+ * cell and every -n; all up to jobs at once, since on simulated time when
+ * a boot runs moves none of its counts: the boots of one cell side by
+ * side, not only the cells. Each cell's results are kept in the order of
+ * their seeds, up to its first failure.
  */
 static int
 seeded_boots(struct runner *r, const size_t *idx, json_t **const *into,
     size_t n, int runs, int jobs)
 {
-	size_t nb = n * (size_t)runs;
+	int per = r->seeded_runs > 1 ? r->seeded_runs : 1;
+	int nbc = (runs + per - 1) / per;
+	size_t nb = n * (size_t)nbc;
 	size_t *order = calloc(nb, sizeof(*order));
 	long long *seed = calloc(nb, sizeof(*seed));
+	int *nrun = calloc(nb, sizeof(*nrun));
 	json_t **got = calloc(nb, sizeof(*got));
 	json_t ***to = calloc(nb, sizeof(*to));
 	int rc = -1;
 
-	if (order != NULL && seed != NULL && got != NULL && to != NULL) {
+	if (order != NULL && seed != NULL && nrun != NULL && got != NULL &&
+	    to != NULL) {
 		for (size_t k = 0; k < n; k++) {
 			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
 			long long next = r->seed + runner_doc_runs(*doc);
+			int j = 0;
 
-			for (size_t m = k; m < nb; m += n) {
+			for (size_t m = k; m < nb; m += n, j++) {
 				order[m] = idx[k];
-				seed[m] = next++;
+				nrun[m] = runs / nbc + (j < runs % nbc);
+				seed[m] = next;
+				next += nrun[m];
 				to[m] = &got[m];
 			}
 		}
-		rc = boot_once(r, order, to, nb, 1, seed, jobs);
+		rc = boot_once(r, order, to, nb, nrun, seed, jobs);
 		for (size_t k = 0; k < n; k++) {
 			json_t **doc = into != NULL ? into[k] : &r->doc[idx[k]];
 			int whole = 1;
@@ -253,6 +263,7 @@ seeded_boots(struct runner *r, const size_t *idx, json_t **const *into,
 		failed(r, idx[0], "out of memory");
 	free(order);
 	free(seed);
+	free(nrun);
 	free(got);
 	free(to);
 	return rc;
@@ -275,6 +286,7 @@ runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
 	size_t *order;
 	json_t ***slot;
 	long long *seed;
+	int *nrun;
 
 	if (n > r->nturn)
 		r->nturn = n;
@@ -283,10 +295,12 @@ runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
 	order = calloc(n > 0 ? n : 1, sizeof(*order));
 	slot = calloc(n > 0 ? n : 1, sizeof(*slot));
 	seed = calloc(n > 0 ? n : 1, sizeof(*seed));
-	if (order == NULL || slot == NULL || seed == NULL) {
+	nrun = calloc(n > 0 ? n : 1, sizeof(*nrun));
+	if (order == NULL || slot == NULL || seed == NULL || nrun == NULL) {
 		free(order);
 		free(slot);
 		free(seed);
+		free(nrun);
 		failed(r, idx[0], "out of memory");
 		return -1;
 	}
@@ -299,13 +313,14 @@ runner_cells_into(struct runner *r, const size_t *idx, json_t **const *into,
 			slot[k] = into != NULL ? into[at] : &r->doc[idx[at]];
 			seed[k] = r->seed + runner_doc_runs(*slot[k]);
 		}
-		rc = boot_once(r, order, slot, n,
-		    runs < 1 ? runs : per + (j < runs % nround),
-		    sd ? seed : NULL, jobs);
+		for (size_t k = 0; k < n; k++)
+			nrun[k] = runs < 1 ? runs : per + (j < runs % nround);
+		rc = boot_once(r, order, slot, n, nrun, sd ? seed : NULL, jobs);
 	}
 	free(order);
 	free(slot);
 	free(seed);
+	free(nrun);
 	return rc;
 }
 

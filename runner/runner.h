@@ -1,9 +1,10 @@
 /*
  * runner.h - what the matrix runner of `ubcreplay vm` promises: the cells
- * of a matrix booted up to -j at once (on a seeded machine, a boot a run),
- * their results kept, the series and the gates judged over them, the looks
- * of -n MIN..MAX until every gate is decided, a --bisect over kernels, and
- * a --merge of a directory of one plan's results. It never prints or
+ * of a matrix booted up to -j at once (on a seeded machine, boots of a few
+ * runs side by side), their results kept, the series and the gates judged
+ * over them, the looks of -n MIN..MAX until every gate is decided, a
+ * --bisect over kernels, and a --merge of a directory of one plan's
+ * results. It never prints or
  * exits: what happens on the way comes back through callbacks (struct
  * runner_report), the outcome as a value (enum runner_verdict), an error's
  * words in the runner's buffer.
@@ -149,8 +150,9 @@ struct runner_report {
 struct runner_cell_ops {
 	/*
 	 * Whether cell i runs on a seeded machine (UML): its runs are then
-	 * boots of one run each, on the seeds after its last, the same for
-	 * every cell, so that the cells' runs pair up by seed; the boots of
+	 * boots of seeded_runs runs at most, each on the seed after its
+	 * last run's, the same for every cell, so that the cells' runs pair
+	 * up by seed and place in the boot; the boots of
 	 * one cell may run side by side, so start must not let two boots of
 	 * cell i share anything but what they only read.
 	 */
@@ -207,6 +209,11 @@ struct runner {
 	 * boot a cell, the cells one after the other.
 	 */
 	int round_runs;
+	/*
+	 * The most runs a boot on a seeded machine (1: a boot a run), each
+	 * boot on the seed after its cell's last run's.
+	 */
+	int seeded_runs;
 	int round;    /* the rounds run so far, kept by the runner */
 	size_t nturn; /* the most cells booted in turn in a round */
 	/*
@@ -237,7 +244,8 @@ void runner_close(struct runner *r);
  * runs each (0: the job's own), each result kept: in rounds of at most
  * round_runs runs a boot, each round every cell in turn, in idx's order
  * one round and the reverse the next (A B, B A, ...); on a seeded machine
- * a boot a run, every boot of every cell up to jobs at once. -1 when one
+ * boots of at most seeded_runs runs, every boot of every cell up to jobs
+ * at once. -1 when one
  * failed (each failure reported) or a signal came (every cell stopped).
  */
 int runner_cells(

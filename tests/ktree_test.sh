@@ -647,7 +647,7 @@ gate_fail()
 atf_test_case virtio_verdicts
 virtio_verdicts_head()
 {
-	atf_set "descr" "the history's regression and unrelated edit, built beside the tests' UML kernel and judged on the virtio disk with 6 seeds paired: the regression FAILs write.mean_bytes:-5% within 10 points of what TCG measured (-73.8%, docs/vm-machine.md), the unrelated edit PASSes at +0.0%"
+	atf_set "descr" "the history's regression and unrelated edit, built beside the tests' UML kernel and judged on the virtio disk with 6 runs paired by seed and place in the boot (2 boots of 3): the regression FAILs write.mean_bytes:-5%, its interval within 10 points of what TCG measured (-73.8%, docs/vm-machine.md), the unrelated edit PASSes at +0.0%"
 	atf_set "require.user" "root"
 	atf_set "timeout" "900"
 }
@@ -669,10 +669,11 @@ virtio_verdicts_body()
 	    -k "$PWD/unrelated" -o r "$small"
 	gate_fail verdicts regress
 	set -- $change
-	[ "$2" = "$1" ] && [ "$3" = "$1" ] ||
-	    atf_fail "the regression's interval is not the point $1 the seeds agree on: [$2, $3]"
-	awk -v c="$1" 'BEGIN { exit !(c >= 63.8 && c <= 83.8) }' ||
-	    atf_fail "the regression moved the mean write by -$1%, more than 10 points from TCG's -73.8%"
+	# Boots of 3 runs: the first and later runs of a boot differ, and
+	# the interval spans them; all of it within 10 points of TCG's.
+	awk -v c="$1" -v a="$2" -v b="$3" 'BEGIN { exit !(c >= 63.8 && c <= 83.8 &&
+	    a >= 63.8 && a <= 83.8 && b >= 63.8 && b <= 83.8) }' ||
+	    atf_fail "the regression moved the mean write by -$1% [-$2, -$3], more than 10 points from TCG's -73.8%"
 	grep -q '^  PASS write.mean_bytes:-5%: write.mean_bytes +0.0% \[+0.0, +0.0\] in .*unrelated' verdicts ||
 	    atf_fail "the unrelated edit does not pass unchanged: $(grep -A3 Gates verdicts | tr '\n' ' ')"
 	grep -q 'write.mean_bytes .*paired' verdicts ||

@@ -37,8 +37,9 @@ struct fake {
 	int starts[MAX_CELLS]; /* boots of each cell */
 	int runs[MAX_CELLS];   /* the runs asked of its last boot */
 	long long seed[MAX_CELLS][64];
-	int live, most_live; /* handles under way, and the most */
-	int most_parallel;   /* the most a poll was told */
+	int boot_runs[MAX_CELLS][64]; /* the runs asked of each boot */
+	int live, most_live;          /* handles under way, and the most */
+	int most_parallel;            /* the most a poll was told */
 	int failed_events, done_events;
 	int nlook, look_runs[RUNNER_MAX_LOOKS];
 	enum runner_verdict look_v[RUNNER_MAX_LOOKS];
@@ -133,8 +134,10 @@ f_start(void *ctx, size_t i, int runs, long long seed, char *err, size_t len)
 		snprintf(err, len, "cell %zu: mkfs failed", i);
 		return NULL;
 	}
-	if (f->starts[i] < 64)
+	if (f->starts[i] < 64) {
 		f->seed[i][f->starts[i]] = seed;
+		f->boot_runs[i][f->starts[i]] = runs;
+	}
 	f->runs[i] = runs;
 	h = calloc(1, sizeof(*h));
 	ATF_REQUIRE(h != NULL);
@@ -488,6 +491,29 @@ ATF_TC_BODY(cells_scheduled, tc)
 		ATF_CHECK_EQ_MSG(
 		    json_integer_value(json_object_get(run, "run")),
 		    b * 1000 + 1, "boot %d kept out of its seed's order", b);
+	}
+	teardown(&r, &f);
+
+	/*
+	 * Seeded, at most 3 runs a boot: 8 runs are boots of 3, 3 and 2 on
+	 * seeds 1, 4 and 7, the seed of each boot's first run, the same for
+	 * both cells; a second call of 4 goes on from seed 9, in boots of 2.
+	 */
+	setup(tc, &r, &f, 2, "write.mean_bytes:-10%");
+	f.seeded = 1;
+	r.seed = 1;
+	r.seeded_runs = 3;
+	ATF_REQUIRE(runner_cells(&r, idx, 2, 8, 2) == 0);
+	ATF_REQUIRE(runner_cells(&r, idx, 2, 4, 2) == 0);
+	for (size_t i = 0; i < 2; i++) {
+		const int seed[] = {1, 4, 7, 9, 11}, runs[] = {3, 3, 2, 2, 2};
+
+		ATF_CHECK_EQ(f.starts[i], 5);
+		for (int b = 0; b < 5; b++) {
+			ATF_CHECK_EQ(f.seed[i][b], seed[b]);
+			ATF_CHECK_EQ(f.boot_runs[i][b], runs[b]);
+		}
+		ATF_CHECK_EQ(runner_runs(&r, i), 12);
 	}
 	teardown(&r, &f);
 }

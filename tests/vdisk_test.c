@@ -46,8 +46,8 @@ ATF_TC_BODY(model_file, tc)
 	ATF_CHECK_EQ(m.size_max, 65536);
 	ATF_CHECK_EQ(m.blk_size, 512);
 	ATF_CHECK_EQ(m.num_queues, 1);
-	/* What the file leaves out is the default: a 4 ms interrupt. */
-	ATF_CHECK_EQ(m.irq_ns, 4000000);
+	/* What the file leaves out is the default: a 6 ms interrupt. */
+	ATF_CHECK_EQ(m.irq_ns, 6000000);
 	put("noirq", "irq_ns 0\n");
 	ATF_REQUIRE_MSG(
 	    vdisk_model_read("noirq", &m, err, sizeof(err)) == 0, "%s", err);
@@ -56,7 +56,7 @@ ATF_TC_BODY(model_file, tc)
 	 * The guest's CPU is charged as a TCG guest's extraction takes it,
 	 * and yields before an unplugged bio, unless the file says otherwise.
 	 */
-	ATF_CHECK(m.cpu_syscall_ns == 39000 && m.cpu_kib_ns == 10200 &&
+	ATF_CHECK(m.cpu_syscall_ns == 56550 && m.cpu_kib_ns == 14790 &&
 	    m.cpu_bio_ns == 0 && m.cpu_bio_kib_ns == 0);
 	ATF_CHECK_EQ(m.cpu_bio_yield, 1);
 	put("noyield", "cpu_bio_yield 0\ncpu_syscall_ns 0\ncpu_kib_ns 0\n");
@@ -290,11 +290,11 @@ ATF_TC_BODY(cpu_words, tc)
 	vdisk_model_default(&m);
 	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)),
 	    VDISK_CPU_CHARGES | VDISK_CPU_YIELD);
-	ATF_CHECK_STREQ(w, "uml_cpu=39000,10200,0,0 uml_bio_yield");
+	ATF_CHECK_STREQ(w, "uml_cpu=56550,14790,0,0 uml_bio_yield");
 	m.cpu_bio_yield = 0;
 	m.cpu_bio_kib_ns = 3;
 	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)), VDISK_CPU_CHARGES);
-	ATF_CHECK_STREQ(w, "uml_cpu=39000,10200,0,3");
+	ATF_CHECK_STREQ(w, "uml_cpu=56550,14790,0,3");
 	m.cpu_syscall_ns = m.cpu_kib_ns = m.cpu_bio_kib_ns = 0;
 	ATF_CHECK_EQ(vdisk_model_cpu_arg(&m, w, sizeof(w)), 0);
 	ATF_CHECK_STREQ(w, "");
