@@ -222,8 +222,8 @@ uml_patch_variants_body()
 	uml=$top/contrib/uml-patches
 	for t in t61 t612; do
 		case $t in
-		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch" ;;
-		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch" ;;
+		t61) want="0001-xstate-host-size.patch 0002-ubd-time-travel-disk-model.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch 0006-hz-choice.patch" ;;
+		t612) want="0001-xstate-host-size-6.12.patch 0002-ubd-time-travel-disk-model-6.12.patch 0003-rng-seed.patch 0004-cpu-charge.patch 0005-bio-yield.patch 0006-hz-choice.patch" ;;
 		esac
 		atf_check -s exit:0 -o inline:"$PWD/o$t\n" -e save:err \
 		    "$kbuild" -n -a um -O "$PWD/o$t" $t
@@ -238,7 +238,8 @@ uml_patch_variants_body()
 		    grep -q 'uml_seed=' $t/arch/um/os-Linux/util.c &&
 		    grep -q 'uml_cpu=' $t/arch/um/kernel/cpu_charge.c &&
 		    grep -q 'uml_bio_yield' $t/arch/um/kernel/cpu_charge.c &&
-		    grep -q 'uml_cpu_bio_submit' $t/block/blk-core.c ||
+		    grep -q 'uml_cpu_bio_submit' $t/block/blk-core.c &&
+		    grep -q 'source "kernel/Kconfig.hz"' $t/arch/um/Kconfig ||
 		    atf_fail "$t: the tree lacks the patches' changes"
 		[ -z "$(find $t -name '*.orig' -o -name '*.rej')" ] ||
 		    atf_fail "$t: patch left $(find $t -name '*.orig' -o -name '*.rej')"
