@@ -4,10 +4,9 @@
  * runs side by side), their results kept, the series and the gates judged
  * over them, the looks of -n MIN..MAX until every gate is decided, a
  * --bisect over kernels, and a --merge of a directory of one plan's
- * results. It never prints or
- * exits: what happens on the way comes back through callbacks (struct
- * runner_report), the outcome as a value (enum runner_verdict), an error's
- * words in the runner's buffer.
+ * results. It never prints or exits: what happens on the way comes back
+ * through callbacks (struct runner_report), the outcome as a value (enum
+ * runner_verdict), an error's words in the runner's buffer.
  *
  * A cell is booted through a cell runner, a row of operations (struct
  * runner_cell_ops): runner_vm_cells boots QEMU or UML guests through vm/; the
@@ -152,9 +151,9 @@ struct runner_cell_ops {
 	 * Whether cell i runs on a seeded machine (UML): its runs are then
 	 * boots of seeded_runs runs at most, each on the seed after its
 	 * last run's, the same for every cell, so that the cells' runs pair
-	 * up by seed and place in the boot; the boots of
-	 * one cell may run side by side, so start must not let two boots of
-	 * cell i share anything but what they only read.
+	 * up by seed and place in the boot; the boots of one cell may run
+	 * side by side, so start must not let two boots of cell i share
+	 * anything but what they only read.
 	 */
 	int (*seeded)(void *ctx, size_t i);
 	/*
